@@ -1,0 +1,94 @@
+"""Masked-word fill: the encoder's top-k guesses for every [MASK] in a sentence."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from bg_demo import models
+from bg_demo.backend._common import Result, check_length, max_tokens, require_int, require_text, softmax
+from bg_demo.config import LIMITS
+from bg_demo.errors import InputError
+
+# "[mask]", "[MASK]", "<mask>" in any case all mean the model's own mask token
+MASK_PATTERN = re.compile(r"\[\s*mask\s*\]|<\s*mask\s*>", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Prediction(Result):
+    token: str  # decoded text of the token, as the fill-mask pipeline gives it
+    token_id: int
+    score: float  # softmax probability over the whole vocabulary
+
+
+@dataclass(frozen=True)
+class FillMaskResult(Result):
+    text: str  # the input with every mask written as the model's mask token
+    tokens: tuple[str, ...]  # WordPiece tokens, [CLS] and [SEP] included
+    mask_positions: tuple[int, ...]  # index into `tokens` of each mask, in text order
+    masks: tuple[tuple[Prediction, ...], ...]  # per mask, best first
+    filled: str  # the text with each mask replaced by its best guess
+    model_id: str
+
+
+def normalise_masks(text: str, mask_token: str) -> tuple[str, int]:
+    """Write every spelling of a mask as `mask_token`; returns the text and the number of masks."""
+    return MASK_PATTERN.subn(mask_token, text)
+
+
+def mlm_logits(model, encoding, positions):
+    """Vocabulary logits at `positions` only, (M, V): BERT's MLM head is not run on the other tokens."""
+    head = getattr(getattr(model, "cls", None), "predictions", None)
+    if head is not None and hasattr(model, "bert"):
+        hidden = model.bert(**encoding).last_hidden_state  # (1, T, H)
+        return head(hidden[0, positions])
+    output = model(**encoding)
+    logits = output.logits if getattr(output, "logits", None) is not None else output.prediction_logits
+    return logits[0, positions]
+
+
+def fill_mask(text: str, top_k: int = 5, *, model_id: str | None = None) -> FillMaskResult:
+    import torch
+
+    top_k = require_int(top_k, "top-k", 1, LIMITS.max_top_k)
+    text = require_text(text)
+    loaded = models.get("encoder", model_id)
+    with loaded.use() as (tokenizer, model):
+        if tokenizer.mask_token is None:
+            raise InputError(f"The encoder model '{loaded.model_id}' has no mask token, so it cannot fill masks.")
+        text, n_masks = normalise_masks(text, tokenizer.mask_token)
+        if n_masks == 0:
+            raise InputError(f"Put at least one {tokenizer.mask_token} in the sentence where a word is missing.")
+        if n_masks > LIMITS.max_masks:
+            raise InputError(f"Use at most {LIMITS.max_masks} masks; this sentence has {n_masks}.")
+        encoding = tokenizer(text, return_tensors="pt").to(loaded.device)
+        ids = encoding["input_ids"][0]
+        check_length(len(ids), max_tokens(tokenizer, model), "encoder")
+        positions = torch.nonzero(ids == tokenizer.mask_token_id).squeeze(-1)
+        with torch.inference_mode():
+            logits = mlm_logits(model, encoding, positions)
+        probs = softmax(logits.float().cpu().numpy())  # (M, V)
+        k = min(top_k, probs.shape[-1])
+        best = np.argsort(-probs, axis=-1, kind="stable")[:, :k]
+        masks = tuple(
+            tuple(Prediction(tokenizer.decode([int(i)]), int(i), float(row[i])) for i in order)
+            for row, order in zip(probs, best)
+        )
+        tokens = tuple(tokenizer.convert_ids_to_tokens(ids.tolist()))
+    filled = _fill(text, tokenizer.mask_token, [choices[0].token for choices in masks])
+    return FillMaskResult(text, tokens, tuple(positions.tolist()), masks, filled, loaded.model_id)
+
+
+def _fill(text: str, mask_token: str, words: list[str]) -> str:
+    """Replace the masks in order; a `##` continuation joins the word before it."""
+    parts = text.split(mask_token)
+    out = parts[0]
+    for word, after in zip(words, parts[1:]):
+        if word.startswith("##"):
+            out = out.rstrip() + word[2:]
+        else:
+            out += word
+        out += after
+    return out

@@ -1,0 +1,46 @@
+"""Next-sentence prediction: the encoder's NSP head says whether sentence B follows sentence A."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bg_demo import models
+from bg_demo.backend._common import Result, check_length, max_tokens, require_text, softmax
+from bg_demo.errors import ModelUnavailableError
+
+
+@dataclass(frozen=True)
+class NextSentenceResult(Result):
+    first: str
+    second: str
+    is_next: float  # P(IsNext): sentence B follows sentence A
+    not_next: float  # P(NotNext) = 1 - is_next
+    tokens: tuple[str, ...]  # [CLS] A [SEP] B [SEP]
+    segment_ids: tuple[int, ...]  # 0 for [CLS] A [SEP], 1 for B [SEP]
+    model_id: str
+
+
+def nsp_logits(model, encoding):
+    """(1, 2) logits from BERT's NSP head: index 0 is IsNext, index 1 NotNext."""
+    pooled = model.bert(**encoding).pooler_output  # (1, H)
+    return model.cls.seq_relationship(pooled)
+
+
+def next_sentence(first: str, second: str, *, model_id: str | None = None) -> NextSentenceResult:
+    import torch
+
+    first = require_text(first, "first sentence")
+    second = require_text(second, "second sentence")
+    loaded = models.get("encoder", model_id)
+    with loaded.use() as (tokenizer, model):
+        if getattr(getattr(model, "cls", None), "seq_relationship", None) is None:
+            raise ModelUnavailableError(
+                "encoder", loaded.model_id, "it has no next-sentence head; use a BERT model with pretraining heads"
+            )
+        encoding = tokenizer(first, second, return_tensors="pt").to(loaded.device)
+        check_length(encoding["input_ids"].shape[1], max_tokens(tokenizer, model), "encoder", "sentence pair")
+        with torch.inference_mode():
+            probs = softmax(nsp_logits(model, encoding)[0].float().cpu().numpy())
+        tokens = tuple(tokenizer.convert_ids_to_tokens(encoding["input_ids"][0].tolist()))
+        segments = tuple(encoding["token_type_ids"][0].tolist())
+    return NextSentenceResult(first, second, float(probs[0]), float(probs[1]), tokens, segments, loaded.model_id)

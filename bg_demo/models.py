@@ -1,0 +1,150 @@
+"""Lazy, thread-safe loading and caching of (tokenizer, model), looked up by (role, model id)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from bg_demo import config
+from bg_demo.errors import InputError, ModelUnavailableError
+
+log = logging.getLogger(__name__)
+
+# role -> transformers auto class; the encoder keeps BERT's pretraining heads (MLM + NSP)
+MODEL_CLASSES = {
+    "encoder": "AutoModelForPreTraining",
+    "sentiment": "AutoModelForSequenceClassification",
+    "ner": "AutoModelForTokenClassification",
+    "qa": "AutoModelForQuestionAnswering",
+    "decoder": "AutoModelForCausalLM",
+}
+
+
+@dataclass(eq=False)
+class LoadedModel:
+    role: str
+    model_id: str
+    tokenizer: Any
+    model: Any  # a transformers PreTrainedModel in eval mode on `device`
+    device: str
+    load_seconds: float = 0.0
+    lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+
+    @contextmanager
+    def use(self, *, eager_attention: bool = False):
+        """Exclusive use of tokenizer and model: fast tokenizers are not thread-safe, and the
+        attention implementation is switched to eager only for the calls that read attention maps."""
+        with self.lock:
+            previous = self.model.config._attn_implementation
+            if eager_attention and previous != "eager":
+                self.model.set_attn_implementation("eager")
+            try:
+                yield self.tokenizer, self.model
+            finally:
+                if self.model.config._attn_implementation != previous:
+                    self.model.set_attn_implementation(previous)
+
+
+def hub_reachable(timeout: float = 3.0) -> bool:
+    """Whether the Hub answers at all; lets a load fail in seconds rather than after retries."""
+    if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}:
+        return False
+    host = urlparse(os.environ.get("HF_ENDPOINT", "https://huggingface.co")).hostname or "huggingface.co"
+    try:
+        socket.create_connection((host, 443), timeout=timeout).close()
+        return True
+    except OSError:
+        return False
+
+
+def _from_pretrained(loader, source: str, **kwargs):
+    """Local folder or Hub cache first; the network only when the Hub is reachable."""
+    try:
+        return loader.from_pretrained(source, local_files_only=True, **kwargs)
+    except OSError:
+        if Path(source).is_dir() or not hub_reachable():
+            raise
+        return loader.from_pretrained(source, **kwargs)
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    first = text[0] if text else type(exc).__name__
+    return first if len(first) <= 240 else first[:237] + "..."
+
+
+def load_model(role: str, source: str) -> LoadedModel:
+    """Load one role's tokenizer and model; any failure becomes a ModelUnavailableError."""
+    import torch
+    import transformers
+
+    settings = config.settings()
+    started = time.perf_counter()
+    log.info("loading the %s model %s on %s", role, source, settings.device)
+    try:
+        tokenizer = _from_pretrained(transformers.AutoTokenizer, source)
+        model_class = getattr(transformers, MODEL_CLASSES[role])
+        model = _from_pretrained(model_class, source, dtype=getattr(torch, settings.dtype))
+        model.to(settings.device).eval()
+    except Exception as exc:  # noqa: BLE001 - every failure must reach the user as one actionable message
+        raise ModelUnavailableError(role, source, _reason(exc)) from exc
+    return LoadedModel(role, source, tokenizer, model, settings.device, time.perf_counter() - started)
+
+
+class ModelStore:
+    """Loads each (role, model id) once, on first use; a failed load is not cached, so the next request retries."""
+
+    def __init__(self, loader=load_model):
+        self._loader = loader
+        self._loaded: dict[tuple[str, str], LoadedModel] = {}
+        self._key_locks: dict[tuple[str, str], threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def resolve(self, role: str, model_id: str | None = None) -> str:
+        default = config.settings().source(role)
+        if model_id is None or model_id == default:
+            return default
+        if model_id not in config.ALLOWED_MODELS[role]:
+            allowed = ", ".join(config.ALLOWED_MODELS[role])
+            raise InputError(f"'{model_id}' is not offered for the {role} role. Pick one of: {allowed}.")
+        return model_id
+
+    def get(self, role: str, model_id: str | None = None) -> LoadedModel:
+        key = (role, self.resolve(role, model_id))
+        if (loaded := self._loaded.get(key)) is not None:
+            return loaded
+        with self._guard:
+            key_lock = self._key_locks.setdefault(key, threading.Lock())
+        with key_lock:  # one load per key; loads of other roles go on in parallel
+            if (loaded := self._loaded.get(key)) is None:
+                loaded = self._loader(*key)
+                self._loaded[key] = loaded
+        return loaded
+
+    def is_loaded(self, role: str, model_id: str | None = None) -> bool:
+        return (role, self.resolve(role, model_id)) in self._loaded
+
+    def clear(self) -> None:
+        with self._guard:
+            self._loaded.clear()
+            self._key_locks.clear()
+
+
+STORE = ModelStore()
+
+
+def get(role: str, model_id: str | None = None) -> LoadedModel:
+    """The loaded model for a role (the configured one unless an allowed `model_id` is given)."""
+    return STORE.get(role, model_id)
+
+
+def is_loaded(role: str, model_id: str | None = None) -> bool:
+    return STORE.is_loaded(role, model_id)

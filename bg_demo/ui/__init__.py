@@ -1,0 +1,33 @@
+"""The Gradio app: one tab per file, assembled here. Building the app loads no model."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from bg_demo.ui import classify_tab, entities_tab, fill_mask_tab, next_sentence_tab, qa_tab
+from bg_demo.ui.strings import ASSETS, t
+
+TABS = (fill_mask_tab, classify_tab, entities_tab, qa_tab, next_sentence_tab)
+QUEUE_SIZE = 64  # requests waiting beyond this get "queue full" instead of an endless wait
+CONCURRENCY = 2  # requests run at once per event; each model also serialises its own calls
+
+
+def build_demo() -> gr.Blocks:
+    with gr.Blocks(title=t("app.title")) as demo:
+        gr.Markdown(f"# {t('app.title')}\n{t('app.intro')}")
+        with gr.Tabs():
+            for tab in TABS:
+                tab.build()
+    demo.queue(max_size=QUEUE_SIZE, default_concurrency_limit=CONCURRENCY)
+    return demo
+
+
+def launch_options() -> dict:
+    """What `launch()` needs besides the server address: theme and stylesheet."""
+    return dict(theme=gr.themes.Soft(primary_hue="blue"), css_paths=[ASSETS / "style.css"])
+
+
+def launch(demo: gr.Blocks | None = None, **kwargs) -> None:
+    """Start the server; GRADIO_SERVER_NAME and GRADIO_SERVER_PORT apply unless given here."""
+    demo = demo or build_demo()
+    demo.launch(**{k: v for k, v in kwargs.items() if v is not None}, **launch_options())

@@ -1,0 +1,42 @@
+"""Entities tab: named entities highlighted in the text, and how each aggregation strategy groups tokens."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from bg_demo import backend
+from bg_demo.backend.entities import STRATEGIES
+from bg_demo.config import LIMITS
+from bg_demo.figures.style import ENTITY_COLOURS
+from bg_demo.ui import common
+from bg_demo.ui.strings import examples, t
+
+TABLE_HEADERS = ["label", "text", "score", "start", "end"]
+COLOURS = {**ENTITY_COLOURS, **{f"{p}-{k}": c for k, c in ENTITY_COLOURS.items() for p in "BI"}}
+
+
+def predict(text: str, aggregation: str, progress=gr.Progress()):
+    result = common.run("ner", backend.recognize_entities, text, aggregation, progress=progress)
+    spans = [{"entity": e.label, "start": e.start, "end": e.end} for e in result.entities]
+    table = [[e.label, e.text, round(e.score, 4), e.start, e.end] for e in result.entities]
+    tags = common.token_view([tag.token for tag in result.tokens], [tag.label for tag in result.tokens])
+    return {"text": result.text, "entities": spans}, table, tags, result.to_dict()
+
+
+def build() -> None:
+    with gr.Tab(t("ner.tab"), id="ner"):
+        gr.Markdown(t("ner.about"))
+        with gr.Row():
+            text = gr.Textbox(label=t("ner.text"), lines=2, max_length=LIMITS.max_chars, scale=3)
+            aggregation = gr.Radio(list(STRATEGIES), value="average", label=t("ner.aggregation"), scale=2)
+        button = gr.Button(t("ner.run"), variant="primary")
+        highlighted = gr.HighlightedText(label=t("ner.entities"), color_map=COLOURS, show_legend=True)
+        table = gr.Dataframe(headers=TABLE_HEADERS, label=t("ner.table"), interactive=False)
+        tags = gr.HighlightedText(label=t("ner.token_tags"), color_map=COLOURS)
+        with gr.Accordion(t("common.raw"), open=False):
+            raw = gr.JSON()
+        outputs = [highlighted, table, tags, raw]
+        button.click(predict, [text, aggregation], outputs, api_name="ner")
+        text.submit(predict, [text, aggregation], outputs, api_visibility="private")
+        aggregation.change(predict, [text, aggregation], outputs, api_visibility="private", trigger_mode="always_last")
+        common.examples([text, aggregation], outputs, predict, examples()["ner"])

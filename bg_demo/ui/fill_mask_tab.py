@@ -1,0 +1,37 @@
+"""Fill-mask tab: BERT's guesses for every [MASK], as bars, with the filled sentence and the tokens."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from bg_demo import backend, figures
+from bg_demo.config import LIMITS
+from bg_demo.ui import common
+from bg_demo.ui.strings import examples, t
+
+
+def predict(text: str, top_k: int, progress=gr.Progress()):
+    result = common.run("encoder", backend.fill_mask, text, top_k, progress=progress)
+    masks = set(result.mask_positions)
+    labels = ["[MASK]" if i in masks else None for i in range(len(result.tokens))]
+    return result.filled, figures.fill_mask_bars(result), common.token_view(result.tokens, labels), result.to_dict()
+
+
+def build() -> None:
+    with gr.Tab(t("fill_mask.tab"), id="fill_mask"):
+        gr.Markdown(t("fill_mask.about"))
+        with gr.Row():
+            with gr.Column(scale=3):
+                text = gr.Textbox(label=t("fill_mask.text"), lines=2, max_length=LIMITS.max_chars)
+            with gr.Column(scale=1, min_width=200):
+                top_k = gr.Slider(1, LIMITS.max_top_k, value=5, step=1, label=t("fill_mask.top_k"))
+                button = gr.Button(t("fill_mask.run"), variant="primary")
+        filled = gr.Textbox(label=t("fill_mask.filled"), interactive=False)
+        plot = gr.Plot(label=t("fill_mask.plot"))
+        tokens = gr.HighlightedText(label=t("common.tokens"), show_legend=False)
+        with gr.Accordion(t("common.raw"), open=False):
+            raw = gr.JSON()
+        outputs = [filled, plot, tokens, raw]
+        button.click(predict, [text, top_k], outputs, api_name="fill_mask")
+        text.submit(predict, [text, top_k], outputs, api_visibility="private")
+        common.examples([text, top_k], outputs, predict, examples()["fill_mask"])

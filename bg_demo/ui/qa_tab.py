@@ -1,0 +1,48 @@
+"""Question-answering tab: the answer highlighted in its context, the runner-up spans, or "no answer"."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from bg_demo import backend
+from bg_demo.config import LIMITS
+from bg_demo.ui import common
+from bg_demo.ui.strings import examples, t
+
+TABLE_HEADERS = ["answer", "score", "start", "end", "window"]
+
+
+def summary(result) -> str:
+    if result.answer is not None:
+        n = len(result.windows)
+        return t("qa.found", answer=result.answer, score=result.score, windows=n, plural="" if n == 1 else "s")
+    if not result.alternatives:
+        return t("qa.none_no_span")
+    best = result.alternatives[0]
+    return t("qa.none", null=result.null_logit, best=best.text, best_logit=best.logit)
+
+
+def predict(question: str, context: str, progress=gr.Progress()):
+    result = common.run("qa", backend.answer, question, context, progress=progress)
+    spans = [] if result.answer is None else [{"entity": t("qa.answer"), "start": result.start, "end": result.end}]
+    table = [[s.text, round(s.score, 4), s.start, s.end, s.window + 1] for s in result.alternatives]
+    return summary(result), {"text": result.context, "entities": spans}, table, result.to_dict()
+
+
+def build() -> None:
+    rows = examples()
+    with gr.Tab(t("qa.tab"), id="qa"):
+        gr.Markdown(t("qa.about"))
+        question = gr.Textbox(label=t("qa.question"), max_length=LIMITS.max_chars)
+        context = gr.Textbox(label=t("qa.context"), lines=6, max_length=LIMITS.max_context_chars)
+        button = gr.Button(t("qa.run"), variant="primary")
+        answer = gr.Markdown(label=t("qa.answer"))
+        highlighted = gr.HighlightedText(label=t("qa.highlight"), color_map={t("qa.answer"): "#E69F00"})
+        table = gr.Dataframe(headers=TABLE_HEADERS, label=t("qa.alternatives"), interactive=False)
+        with gr.Accordion(t("common.raw"), open=False):
+            raw = gr.JSON()
+        outputs = [answer, highlighted, table, raw]
+        button.click(predict, [question, context], outputs, api_name="qa")
+        question.submit(predict, [question, context], outputs, api_visibility="private")
+        qa_rows = [[q, rows["qa_contexts"][key]] for q, key in rows["qa"]]
+        common.examples([question, context], outputs, predict, qa_rows, labels=[q for q, _ in rows["qa"]])

@@ -1,0 +1,50 @@
+"""Shared fixtures: tiny models built once per session, an isolated environment, no network."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+# read at import time by huggingface_hub and gradio: set before anything imports them
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+@pytest.fixture(scope="session")
+def tiny_dir(tmp_path_factory):
+    from bg_demo.testing import build_tiny_models
+
+    path = tmp_path_factory.mktemp("tiny-models")
+    build_tiny_models(path)
+    return path
+
+
+@pytest.fixture(autouse=True)
+def tiny_env(tiny_dir, monkeypatch):
+    """Every test runs on the tiny models, with no role override from the user's shell."""
+    from bg_demo import config, models
+
+    for role in config.ROLES:
+        monkeypatch.delenv(f"BG_DEMO_{role.upper()}", raising=False)
+    monkeypatch.setenv("BG_DEMO_MODEL_DIR", str(tiny_dir))
+    monkeypatch.setenv("BG_DEMO_DEVICE", "cpu")
+    config.settings.cache_clear()
+    yield tiny_dir
+    config.settings.cache_clear()
+
+
+@pytest.fixture(scope="session")
+def pipeline_for(tiny_dir):
+    """transformers' own pipeline for a task on a role's tiny model: the reference our results must equal."""
+    from transformers import pipeline
+
+    cache = {}
+
+    def make(task: str, role: str):
+        if (task, role) not in cache:
+            cache[task, role] = pipeline(task, model=str(tiny_dir / role), device="cpu")
+        return cache[task, role]
+
+    return make

@@ -1,0 +1,96 @@
+"""The app through its public API, as a developer calls it: every endpoint via gradio_client."""
+
+import pytest
+from gradio_client import Client
+
+from bg_demo import config, models
+from bg_demo.ui import build_demo
+from bg_demo.ui.qa_tab import summary
+from bg_demo.backend.qa import AnswerResult, Span
+
+
+@pytest.fixture(scope="module")
+def client(tiny_dir):
+    demo = build_demo()
+    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True)
+    yield Client(url, verbose=False)
+    demo.close()
+
+
+def test_api_lists_the_named_endpoints(client):
+    names = set(client.view_api(print_info=False, return_format="dict")["named_endpoints"])
+    assert {"/fill_mask", "/classify", "/ner", "/qa", "/next_sentence"} <= names
+
+
+def test_fill_mask(client):
+    filled, plot, tokens, raw = client.predict("The cat sat on the [mask].", 3, api_name="/fill_mask")
+    assert len(raw["masks"]) == 1 and len(raw["masks"][0]) == 3
+    assert filled == raw["filled"] and "[MASK]" not in filled
+    assert plot is not None
+    assert [piece["class_or_confidence"] for piece in tokens if piece["class_or_confidence"]] == ["[MASK]"]
+
+
+def test_classify(client):
+    scores, _, raw = client.predict("I loved this movie.", api_name="/classify")
+    assert {c["label"] for c in scores["confidences"]} == {"NEGATIVE", "POSITIVE"}
+    assert scores["label"] == raw["label"]
+
+
+def test_ner(client):
+    highlighted, table, tags, raw = client.predict(
+        "Apple Inc. was founded by Steve Jobs in Cupertino, California.", "average", api_name="/ner"
+    )
+    assert raw["aggregation"] == "average"
+    assert len(table["data"]) == len(raw["entities"])
+    assert [piece["class_or_confidence"] for piece in tags] == [token["label"] for token in raw["tokens"]]
+    entities = [(p["token"], p["class_or_confidence"]) for p in highlighted if p["class_or_confidence"]]
+    assert entities == [(e["text"], e["label"]) for e in raw["entities"]]
+
+
+def test_qa(client):
+    context = "The Transformer was introduced in 2017 by Ashish Vaswani at Google."
+    text, highlighted, table, raw = client.predict("Who introduced it?", context, api_name="/qa")
+    assert raw["context"] == context
+    assert ("No answer" in text) == (raw["answer"] is None)
+    assert len(table["data"]) == len(raw["alternatives"]) > 0
+
+
+def test_next_sentence(client):
+    scores, segments, raw = client.predict("The man went to the store.", "He bought milk.", api_name="/next_sentence")
+    assert {c["label"] for c in scores["confidences"]} == {"IsNext", "NotNext"}
+    assert [piece["class_or_confidence"] for piece in segments] == ["A" if s == 0 else "B" for s in raw["segment_ids"]]
+    assert raw["is_next"] == pytest.approx(next(c["confidence"] for c in scores["confidences"] if c["label"] == "IsNext"))
+
+
+@pytest.mark.parametrize(
+    ("args", "api_name", "message"),
+    [
+        (("", 5), "/fill_mask", "empty"),
+        (("No mask here.", 5), "/fill_mask", "[MASK]"),
+        (("The [MASK] sat.", 500), "/fill_mask", "maximum value 20"),  # gradio's slider checks it first
+        (("   ",), "/classify", "empty"),
+        (("Paris", "loudest"), "/ner", "not in the list of choices"),  # gradio's radio checks it first
+        (("", "Some context."), "/qa", "question is empty"),
+        (("A.", ""), "/next_sentence", "empty"),
+    ],
+)
+def test_bad_input_reaches_the_client_as_a_clear_message(client, args, api_name, message):
+    with pytest.raises(Exception) as caught:
+        client.predict(*args, api_name=api_name)
+    assert message in str(caught.value)
+    assert "Traceback" not in str(caught.value)
+
+
+def test_unloadable_model_message_reaches_the_client(client, monkeypatch, tmp_path):
+    monkeypatch.setenv("BG_DEMO_SENTIMENT", str(tmp_path / "missing"))
+    config.settings.cache_clear()
+    models.STORE.clear()
+    with pytest.raises(Exception, match="BG_DEMO_SENTIMENT"):
+        client.predict("I loved it.", api_name="/classify")
+    assert client.predict("A.", "B.", api_name="/next_sentence")[2]["is_next"] >= 0
+
+
+def test_no_answer_is_said_plainly():
+    span = Span("Hello", 0, 5, 0.2, 3.0, 0)
+    result = AnswerResult("q", "Hello", None, None, None, 0.6, 4.0, (span,), ((0, 5),), "m")
+    assert summary(result).startswith("**No answer**") and "Hello" in summary(result)

@@ -1,0 +1,100 @@
+"""Roles, sources, lazy thread-safe loading, and what happens when a model cannot be loaded."""
+
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from bg_demo import backend, config, models
+from bg_demo.errors import InputError, ModelUnavailableError
+
+
+def test_source_precedence(tmp_path):
+    (tmp_path / "encoder").mkdir()
+    env = {"BG_DEMO_MODEL_DIR": str(tmp_path)}
+    assert config.model_source("encoder", env) == str(tmp_path / "encoder")
+    assert config.model_source("decoder", env) == config.DEFAULT_MODELS["decoder"]  # no folder: the Hub id
+    env["BG_DEMO_ENCODER"] = "/somewhere/else"
+    assert config.model_source("encoder", env) == "/somewhere/else"
+    with pytest.raises(KeyError, match="roles are"):
+        config.model_source("vision", env)
+
+
+def test_device_choice_honours_the_override():
+    assert config.choose_device({"BG_DEMO_DEVICE": "CPU"}) == "cpu"
+    assert config.choose_device({}) in {"cuda", "mps", "cpu"}
+    assert config.settings().dtype == "float32"
+
+
+def test_importing_the_app_loads_no_model_and_no_torch():
+    code = "import sys, app; assert 'torch' not in sys.modules and 'transformers' not in sys.modules; print(app.demo)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def test_each_model_loads_once_under_many_threads():
+    calls = []
+
+    def loader(role, source):
+        calls.append(role)
+        return models.load_model(role, source)
+
+    store = models.ModelStore(loader)
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(store.get("encoder"))) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert calls == ["encoder"]
+    assert all(result is results[0] for result in results)
+    assert store.is_loaded("encoder") and not store.is_loaded("decoder")
+
+
+def test_concurrent_requests_on_one_model_agree():
+    expected = backend.fill_mask("The cat sat on the [MASK].").to_dict()
+    outcomes = []
+
+    def work():
+        outcomes.append(backend.fill_mask("The cat sat on the [MASK].").to_dict())
+
+    threads = [threading.Thread(target=work) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert outcomes == [expected] * 6
+
+
+def test_unloadable_model_names_role_id_and_fix_and_others_keep_working(monkeypatch, tmp_path):
+    missing = str(tmp_path / "no-such-model")
+    monkeypatch.setenv("BG_DEMO_SENTIMENT", missing)
+    config.settings.cache_clear()
+    models.STORE.clear()
+    with pytest.raises(ModelUnavailableError) as caught:
+        backend.classify("I loved it")
+    message = str(caught.value)
+    assert "sentiment" in message and missing in message
+    assert "python -m bg_demo download" in message and "BG_DEMO_SENTIMENT" in message
+    assert backend.fill_mask("The cat sat on the [MASK].").masks  # another role still works
+    assert not models.is_loaded("sentiment")  # nothing cached: the next request tries again
+
+
+def test_hub_id_offline_fails_fast():
+    store = models.ModelStore()
+    with pytest.raises(ModelUnavailableError, match="google-bert/bert-base-uncased"):
+        store.get("encoder", "google-bert/bert-base-uncased")
+
+
+def test_model_ids_outside_the_allowlist_are_refused():
+    with pytest.raises(InputError, match="not offered"):
+        models.STORE.get("decoder", "someone/remote-code-model")
+
+
+def test_eager_attention_only_inside_use():
+    loaded = models.get("encoder")
+    before = loaded.model.config._attn_implementation
+    with loaded.use(eager_attention=True) as (_, model):
+        assert model.config._attn_implementation == "eager"
+    assert loaded.model.config._attn_implementation == before

@@ -1,0 +1,62 @@
+import pytest
+
+from bg_demo.backend import fill_mask
+from bg_demo.errors import InputError
+
+TEXTS = [
+    "The cat sat on the [MASK].",
+    "The capital of France is [MASK].",
+    "I went to the [MASK] to deposit some [MASK].",
+    "[MASK] [MASK] [MASK] on the mat.",
+]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+@pytest.mark.parametrize("top_k", [1, 5, 20])
+def test_equals_the_fill_mask_pipeline(text, top_k, pipeline_for):
+    reference = pipeline_for("fill-mask", "encoder")(text, top_k=top_k)
+    if text.count("[MASK]") == 1:
+        reference = [reference]
+    result = fill_mask(text, top_k=top_k).to_dict()
+    assert len(result["masks"]) == text.count("[MASK]")
+    for ours, theirs in zip(result["masks"], reference, strict=True):
+        assert [p["token"] for p in ours] == [p["token_str"] for p in theirs]
+        assert [p["token_id"] for p in ours] == [p["token"] for p in theirs]
+        assert [p["score"] for p in ours] == pytest.approx([p["score"] for p in theirs], abs=1e-5)
+
+
+def test_masks_in_any_case_are_the_models_mask():
+    lower = fill_mask("The cat sat on the [mask]. A <Mask> sang.").to_dict()
+    upper = fill_mask("The cat sat on the [MASK]. A [MASK] sang.").to_dict()
+    assert lower["masks"] == upper["masks"]
+    assert lower["text"] == "The cat sat on the [MASK]. A [MASK] sang."
+
+
+def test_result_holds_tokens_positions_and_filled_sentence():
+    result = fill_mask("The cat sat on the [MASK].", top_k=3)
+    assert result.tokens[0] == "[CLS]" and result.tokens[-1] == "[SEP]"
+    assert [result.tokens[i] for i in result.mask_positions] == ["[MASK]"]
+    best = result.masks[0][0].token
+    expected = "The cat sat on the" + (best[2:] if best.startswith("##") else " " + best) + "."
+    assert result.filled == expected
+    scores = [p.score for p in result.masks[0]]
+    assert scores == sorted(scores, reverse=True) and len(scores) == 3
+
+
+@pytest.mark.parametrize(
+    ("text", "top_k", "message"),
+    [
+        ("", 5, "empty"),
+        ("   \n ", 5, "empty"),
+        ("The cat sat on the mat.", 5, "[MASK]"),
+        ("The cat sat on the [MASK].", 0, "between 1 and 20"),
+        ("The cat sat on the [MASK].", 1000, "between 1 and 20"),
+        ("The cat sat on the [MASK].", "many", "whole number"),
+        ("a " * 600 + "[MASK]", 5, "at most 512"),
+        ("x" * 5000 + " [MASK]", 5, "limit is 2,000"),
+        ("[MASK] " * 21, 5, "at most 20 masks"),
+    ],
+)
+def test_bad_input_says_what_to_change(text, top_k, message):
+    with pytest.raises(InputError, match=message if message != "[MASK]" else r"\[MASK\]"):
+        fill_mask(text, top_k=top_k)
