@@ -40,7 +40,7 @@ def fill_mask_bars(result) -> go.Figure:
             col=1,
         )
         top = max(choice.score for choice in choices)
-        fig.update_xaxes(tickformat=".0%", range=[0, min(1.0, top * 1.25) or 1.0], row=row, col=1)
+        fig.update_xaxes(tickformat=".1~%", range=[0, min(1.0, top * 1.25) or 1.0], row=row, col=1)
     per_mask = 60 + 26 * max(len(choices) for choices in result.masks)
     fig.update_layout(**base_layout(height=40 + per_mask * n_masks, bargap=0.25))
     return fig

@@ -20,11 +20,11 @@ def build() -> None:
         gr.Markdown(t("classify.about"))
         text = gr.Textbox(label=t("classify.text"), lines=3, max_length=LIMITS.max_chars)
         button = gr.Button(t("classify.run"), variant="primary")
-        scores = gr.Label(label=t("classify.scores"))
-        tokens = gr.HighlightedText(label=t("common.tokens"), show_legend=False)
-        with gr.Accordion(t("common.raw"), open=False):
-            raw = gr.JSON()
+        scores = gr.Label(label=t("classify.scores"), render=False)
+        tokens = gr.HighlightedText(label=t("common.tokens"), show_legend=False, render=False)
+        raw = gr.JSON(render=False)
         outputs = [scores, tokens, raw]
+        common.examples([text], outputs, predict, examples()["classify"])
+        common.render_outputs(outputs)
         button.click(predict, [text], outputs, api_name="classify")
         text.submit(predict, [text], outputs, api_visibility="private")
-        common.examples([text], outputs, predict, examples()["classify"])

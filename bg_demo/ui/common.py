@@ -45,3 +45,13 @@ def examples(inputs, outputs, fn, rows, labels=None) -> gr.Examples:
         example_labels=labels,
         api_visibility="private",
     )
+
+
+def render_outputs(outputs) -> None:
+    """Place outputs created with render=False (so examples can sit above them); the last, the raw
+    JSON the API also returns, goes into a closed accordion."""
+    *shown, raw = outputs
+    for component in shown:
+        component.render()
+    with gr.Accordion(t("common.raw"), open=False):
+        raw.render()

@@ -6,6 +6,7 @@ import gradio as gr
 
 from bg_demo import backend, figures
 from bg_demo.config import LIMITS
+from bg_demo.figures.style import OKABE_ITO
 from bg_demo.ui import common
 from bg_demo.ui.strings import examples, t
 
@@ -26,12 +27,14 @@ def build() -> None:
             with gr.Column(scale=1, min_width=200):
                 top_k = gr.Slider(1, LIMITS.max_top_k, value=5, step=1, label=t("fill_mask.top_k"))
                 button = gr.Button(t("fill_mask.run"), variant="primary")
-        filled = gr.Textbox(label=t("fill_mask.filled"), interactive=False)
-        plot = gr.Plot(label=t("fill_mask.plot"))
-        tokens = gr.HighlightedText(label=t("common.tokens"), show_legend=False)
-        with gr.Accordion(t("common.raw"), open=False):
-            raw = gr.JSON()
+        filled = gr.Textbox(label=t("fill_mask.filled"), interactive=False, render=False)
+        plot = gr.Plot(label=t("fill_mask.plot"), render=False)
+        tokens = gr.HighlightedText(
+            label=t("common.tokens"), color_map={"[MASK]": OKABE_ITO["orange"]}, show_inline_category=False, render=False
+        )
+        raw = gr.JSON(render=False)
         outputs = [filled, plot, tokens, raw]
+        common.examples([text, top_k], outputs, predict, examples()["fill_mask"])
+        common.render_outputs(outputs)
         button.click(predict, [text, top_k], outputs, api_name="fill_mask")
         text.submit(predict, [text, top_k], outputs, api_visibility="private")
-        common.examples([text, top_k], outputs, predict, examples()["fill_mask"])

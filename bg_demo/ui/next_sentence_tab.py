@@ -6,6 +6,7 @@ import gradio as gr
 
 from bg_demo import backend
 from bg_demo.config import LIMITS
+from bg_demo.figures.style import OKABE_ITO
 from bg_demo.ui import common
 from bg_demo.ui.strings import examples, t
 
@@ -24,10 +25,12 @@ def build() -> None:
             first = gr.Textbox(label=t("nsp.first"), lines=2, max_length=LIMITS.max_chars)
             second = gr.Textbox(label=t("nsp.second"), lines=2, max_length=LIMITS.max_chars)
         button = gr.Button(t("nsp.run"), variant="primary")
-        scores = gr.Label(label=t("nsp.scores"))
-        segments = gr.HighlightedText(label=t("nsp.segments"), color_map={"A": "#56B4E9", "B": "#E69F00"})
-        with gr.Accordion(t("common.raw"), open=False):
-            raw = gr.JSON()
+        scores = gr.Label(label=t("nsp.scores"), render=False)
+        segments = gr.HighlightedText(
+            label=t("nsp.segments"), color_map={"A": OKABE_ITO["sky"], "B": OKABE_ITO["orange"]}, render=False
+        )
+        raw = gr.JSON(render=False)
         outputs = [scores, segments, raw]
-        button.click(predict, [first, second], outputs, api_name="next_sentence")
         common.examples([first, second], outputs, predict, examples()["next_sentence"])
+        common.render_outputs(outputs)
+        button.click(predict, [first, second], outputs, api_name="next_sentence")

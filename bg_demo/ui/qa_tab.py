@@ -6,6 +6,7 @@ import gradio as gr
 
 from bg_demo import backend
 from bg_demo.config import LIMITS
+from bg_demo.figures.style import OKABE_ITO
 from bg_demo.ui import common
 from bg_demo.ui.strings import examples, t
 
@@ -15,7 +16,8 @@ TABLE_HEADERS = ["answer", "score", "start", "end", "window"]
 def summary(result) -> str:
     if result.answer is not None:
         n = len(result.windows)
-        return t("qa.found", answer=result.answer, score=result.score, windows=n, plural="" if n == 1 else "s")
+        score = f"{result.score:.1%}" if result.score >= 0.001 else "< 0.1%"
+        return t("qa.found", answer=result.answer, score=score, windows=n, plural="" if n == 1 else "s")
     if not result.alternatives:
         return t("qa.none_no_span")
     best = result.alternatives[0]
@@ -36,13 +38,15 @@ def build() -> None:
         question = gr.Textbox(label=t("qa.question"), max_length=LIMITS.max_chars)
         context = gr.Textbox(label=t("qa.context"), lines=6, max_length=LIMITS.max_context_chars)
         button = gr.Button(t("qa.run"), variant="primary")
-        answer = gr.Markdown(label=t("qa.answer"))
-        highlighted = gr.HighlightedText(label=t("qa.highlight"), color_map={t("qa.answer"): "#E69F00"})
-        table = gr.Dataframe(headers=TABLE_HEADERS, label=t("qa.alternatives"), interactive=False)
-        with gr.Accordion(t("common.raw"), open=False):
-            raw = gr.JSON()
+        answer = gr.Markdown(label=t("qa.answer"), render=False)
+        highlighted = gr.HighlightedText(
+            label=t("qa.highlight"), color_map={t("qa.answer"): OKABE_ITO["orange"]}, render=False
+        )
+        table = gr.Dataframe(headers=TABLE_HEADERS, label=t("qa.alternatives"), interactive=False, render=False)
+        raw = gr.JSON(render=False)
         outputs = [answer, highlighted, table, raw]
-        button.click(predict, [question, context], outputs, api_name="qa")
-        question.submit(predict, [question, context], outputs, api_visibility="private")
         qa_rows = [[q, rows["qa_contexts"][key]] for q, key in rows["qa"]]
         common.examples([question, context], outputs, predict, qa_rows, labels=[q for q, _ in rows["qa"]])
+        common.render_outputs(outputs)
+        button.click(predict, [question, context], outputs, api_name="qa")
+        question.submit(predict, [question, context], outputs, api_visibility="private")

@@ -72,7 +72,7 @@ EN = {
     "qa.highlight": "The answer inside its context",
     "qa.alternatives": "Best spans, best first",
     "qa.run": "Answer",
-    "qa.found": "**{answer}** (probability {score:.1%}; read in {windows} window{plural})",
+    "qa.found": "**{answer}** (probability {score}; read in {windows} window{plural})",
     "qa.none": (
         "**No answer**: the model thinks this context does not answer the question (no-answer score "
         "{null:.2f} beats the best span, \"{best}\", at {best_logit:.2f})."
