@@ -50,6 +50,11 @@ class Limits:
     qa_stride: int = 128  # tokens shared by neighbouring windows
     qa_max_answer_tokens: int = 30
     qa_n_best: int = 5  # answers shown: the best one and the runners-up
+    max_prompt_chars: int = 6_000  # a GPT-2 prompt: its 1024-token context is the binding limit
+    max_new_tokens: int = 256
+    max_beams: int = 8
+    max_sequences: int = 5
+    generation_seconds: float = 30.0  # generate stops after this long, whatever it was asked
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,13 @@ SHOTS = {
     "fill_mask": ("Fill-mask", "The cat sat on the [MASK]."),
     "classify": ("Sentiment", "I loved this movie, the acting was wonderful and the story was moving."),
     "ner": ("Entities", "Apple Inc. was founded by Steve Jobs in Cupertino, California."),
-    "qa": ("Question answering", "Who wrote the paper that introduced the Transformer?"),
+    "qa": ("Q&A", "Who wrote the paper that introduced the Transformer?"),
     "next_sentence": ("Next sentence", "He bought a gallon of milk."),
+    "generate": ("Generate", "top-p 0.9, three samples, seed 42"),
+    "attention": ("Attention", "The animal didn't cross the street"),
+    "compare": ("BERT vs GPT-2", "The animal didn't cross the street"),
+    "pretraining": ("Pretraining", "The quick brown fox jumps"),
+    "start": ("Start here", None),
 }
 
 
@@ -53,12 +58,15 @@ def main() -> int:
             executable_path="/usr/bin/chromium",
             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
         )
-        page = browser.new_page(viewport={"width": 1280, "height": 1000}, device_scale_factor=1)
-        page.goto(url)
+        page = browser.new_page(viewport={"width": 1440, "height": 1000}, device_scale_factor=1)
         for key in args.only:
             tab, example = SHOTS[key]
+            page.goto(url)  # a fresh page each time: the tab bar is measured once, on load
+            page.wait_for_selector("[role=tablist]")
+            page.wait_for_timeout(1500)  # let the stylesheet settle before gradio measures the tab bar
             page.get_by_role("tab", name=tab, exact=True).click()
-            page.get_by_text(example[:40]).first.click()
+            if example:
+                page.locator(f"text={example[:40]} >> visible=true").first.click()
             page.wait_for_timeout(600)
             page.wait_for_selector(".pending", state="detached", timeout=60_000)
             page.wait_for_timeout(800)

@@ -1,5 +1,8 @@
 """The app through its public API, as a developer calls it: every endpoint via gradio_client."""
 
+import html
+import re
+
 import pytest
 from gradio_client import Client
 
@@ -19,7 +22,7 @@ def client(tiny_dir):
 
 def test_api_lists_the_named_endpoints(client):
     names = set(client.view_api(print_info=False, return_format="dict")["named_endpoints"])
-    assert {"/fill_mask", "/classify", "/ner", "/qa", "/next_sentence"} <= names
+    assert {"/fill_mask", "/classify", "/ner", "/qa", "/next_sentence", "/generate", "/next_token", "/logit_lens"} <= names
 
 
 def test_fill_mask(client):
@@ -94,3 +97,53 @@ def test_no_answer_is_said_plainly():
     span = Span("Hello", 0, 5, 0.2, 3.0, 0)
     result = AnswerResult("q", "Hello", None, None, None, 0.6, 4.0, (span,), ((0, 5),), "m")
     assert summary(result).startswith("**No answer**") and "Hello" in summary(result)
+
+
+GENERATE_DEFAULTS = dict(max_new_tokens=10, temperature=1.0, top_k=20, top_p=0.9, num_beams=3, sequences=1,
+                         seed=None, no_repeat=0, penalty=1.0)
+
+
+def _generate_args(prompt, strategy, **overrides):
+    settings = {**GENERATE_DEFAULTS, **overrides}
+    return (prompt, strategy, *settings.values())
+
+
+def test_generate_streams_text_that_only_grows(client):
+    job = client.submit(*_generate_args("Once upon a time", "top_k", seed=5, sequences=2), api_name="/generate")
+    updates = list(job)
+    assert len(updates) >= 5  # one update per new token, then the finished result
+    texts = [update[0] for update in updates]
+    plain = [re.sub(r"<[^>]+>", "", html.unescape(text)) for text in texts]
+    for before, after in zip(plain, plain[1:]):
+        assert len(after) >= len(before)
+    final = job.outputs()[-1]
+    assert final[3]["done"] and final[3]["seed"] == 5 and len(final[3]["texts"]) == 2
+    assert "title=\"rank" in final[0]  # finished tokens carry rank and probability on hover
+    assert "seed 5" in final[2]
+
+
+def test_generate_beam_shows_the_beams(client):
+    text, beams, summary, raw = client.predict(*_generate_args("Once upon a time", "beam", sequences=2), api_name="/generate")
+    assert raw["strategy"] == "beam" and len(raw["texts"]) == 2 and raw["beam_steps"]
+    assert beams is not None and "stopped" in summary
+
+
+def test_next_token_and_logit_lens(client):
+    plot, context, picked, history, raw = client.predict("The cat", 0.8, 5, 1.0, 3, api_name="/next_token")
+    assert context == "The cat" and raw["kept"] == 5 and raw["top_k"] == 5
+    assert len(picked["choices"]) == 20 and history["data"] == []
+    figure, note, lens = client.predict("The cat sat on the mat", api_name="/logit_lens")
+    assert lens["layers"][0] == "embeddings" and len(lens["predictions"][-1]) == len(lens["tokens"])
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (dict(strategy="beam", sequences=5), "one sequence per beam"),
+        (dict(prompt="word " * 1100), "the decoder reads at most 1024"),
+    ],
+)
+def test_generate_refuses_what_it_cannot_do(client, overrides, message):
+    prompt, strategy = overrides.pop("prompt", "Hello"), overrides.pop("strategy", "greedy")
+    with pytest.raises(Exception, match=message):
+        client.predict(*_generate_args(prompt, strategy, **overrides), api_name="/generate")

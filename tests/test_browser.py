@@ -1,5 +1,7 @@
 """A real browser (Debian's chromium driven by Playwright) uses the app as a student would."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
@@ -25,13 +27,20 @@ def app_url(tiny_dir):
 
 
 @pytest.fixture(scope="module")
-def page(app_url):
+def browser():
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto(app_url)
-        yield page
+        yield browser
         browser.close()
+
+
+@pytest.fixture
+def page(browser, app_url):
+    """A fresh page per test, so no toast or state leaks from one test into the next."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(app_url)
+    yield page
+    page.close()
 
 
 def test_fill_mask_example_runs_and_shows_its_result(page):
@@ -52,3 +61,74 @@ def test_bad_input_shows_a_clear_error(page):
     box.fill("A sentence without any blank.")
     page.get_by_role("button", name="Fill the masks").click()
     expect(page.get_by_text("Put at least one [MASK]")).to_be_visible(timeout=30_000)
+
+
+def test_generation_example_streams_into_coloured_tokens(page):
+    page.get_by_role("tab", name="Generate", exact=True).click()
+    page.get_by_text("top-p 0.9, three samples, seed 42").click()
+    expect(page.get_by_text("stopped:")).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("· seed 42")).to_be_visible()
+    assert page.locator(".bg-tokens").count() == 3  # three samples side by side
+    assert page.locator(".bg-tokens .bg-token[title^='rank']").count() >= 3
+    expect(page.locator(".toast-body.error")).to_have_count(0)
+
+
+def _visible(page, selector: str):
+    return page.locator(f"{selector} >> visible=true")
+
+
+def _open(page, tab: str, sub: str | None = None) -> None:
+    page.get_by_role("tab", name=tab, exact=True).click()
+    if sub:
+        _visible(page, f"role=tab[name='{sub}']").first.click()
+
+
+# (tab, sub-tab, text of the tab's first example, what must then be on screen: a plot or a text)
+EVERY_TAB = [
+    ("Sentiment", None, "I loved this movie, the acting", "text=POSITIVE"),
+    ("Entities", None, "Apple Inc. was founded by Steve Jobs", "text=Entities (label, text, score"),
+    ("Q&A", None, "Who wrote the paper that introduced the Transformer?", "text=/read in 1 window|No answer/"),
+    ("Next sentence", None, "He bought a gallon of milk.", "text=IsNext"),
+    ("Generate", "Next-token lab", "The capital of France is", ".js-plotly-plot"),
+    ("Generate", "Logit lens", "The Eiffel Tower is in the city of", ".js-plotly-plot"),
+    ("Attention", None, "The animal didn't cross the street", ".js-plotly-plot"),
+    ("BERT vs GPT-2", None, "The animal didn't cross the street", ".js-plotly-plot"),
+    ("Pretraining", "Masked LM (BERT)", "The quick brown fox jumps", "text=MLM loss on this sentence"),
+    ("Pretraining", "Input embeddings (BERT)", "My dog is cute.", ".js-plotly-plot"),
+    ("Pretraining", "Causal LM (GPT-2)", "The capital of France is Paris.", ".js-plotly-plot"),
+]
+
+
+@pytest.mark.parametrize(("tab", "sub", "example", "expected"), EVERY_TAB)
+def test_every_tab_runs_its_first_example(page, tab, sub, example, expected):
+    _open(page, tab, sub)
+    _visible(page, f"text={example}").first.click()
+    expect(_visible(page, expected).first).to_be_visible(timeout=60_000)
+    expect(page.locator(".toast-body.error")).to_have_count(0)
+
+
+def test_a_shared_link_restores_its_tab_and_inputs(page, app_url):
+    page.goto(f"{app_url}?tab=ner&text=Angela+Merkel+visited+Paris.&aggregation=first")
+    expect(page.get_by_role("tab", name="Entities", exact=True)).to_have_attribute("aria-selected", "true")
+    expect(_visible(page, "textarea").first).to_have_value("Angela Merkel visited Paris.")
+    expect(_visible(page, "input[type=radio][value=first]")).to_be_checked()
+
+
+def test_the_copy_link_control_makes_a_link_that_reopens_the_example(page, browser):
+    _open(page, "Generate", "Logit lens")
+    _visible(page, "textarea").first.fill("one two three four")
+    _visible(page, "role=button[name='Link to this']").first.click()
+    link = _visible(page, ".bg-share-url textarea, .bg-share-url input").first
+    expect(link).to_have_value(re.compile(r"tab=logit_lens&text=one\+two\+three\+four"))
+    other = browser.new_page()
+    other.goto(link.input_value())
+    expect(other.get_by_role("tab", name="Logit lens", exact=True)).to_have_attribute("aria-selected", "true")
+    expect(other.locator("textarea >> visible=true").first).to_have_value("one two three four")
+    other.close()
+
+
+def test_start_here_opens_a_step_with_its_example(page):
+    _open(page, "Start here")
+    page.get_by_role("button", name="1 · BERT fills in the blank").click()
+    expect(page.get_by_role("tab", name="Fill-mask", exact=True)).to_have_attribute("aria-selected", "true")
+    expect(_visible(page, "textarea").first).to_have_value("The cat sat on the [MASK].")

@@ -1,12 +1,18 @@
 """One module per task: plain Python values in, frozen dataclasses (with `to_dict()`) out."""
 
+from bg_demo.backend.attention import attention
 from bg_demo.backend.classify import classify
+from bg_demo.backend.compare import compare, model_facts, predict_masked_both, same_word
 from bg_demo.backend.entities import recognize_entities
 from bg_demo.backend.fill_mask import fill_mask
+from bg_demo.backend.generate import generate, generate_stream
+from bg_demo.backend.logit_lens import logit_lens
 from bg_demo.backend.next_sentence import next_sentence
+from bg_demo.backend.next_token import next_token
+from bg_demo.backend.pretraining import causal_lm, input_representation, mlm_corruption
 from bg_demo.backend.qa import answer
 
-__all__ = ["answer", "classify", "fill_mask", "model_is_loaded", "model_source", "next_sentence", "recognize_entities"]
+__all__ = ["answer", "causal_lm", "input_representation", "mlm_corruption", "attention", "classify", "compare", "fill_mask", "model_facts", "predict_masked_both", "same_word", "generate", "generate_stream", "logit_lens", "next_token", "model_is_loaded", "model_source", "next_sentence", "recognize_entities"]
 
 
 def model_is_loaded(role: str) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 
@@ -71,3 +72,27 @@ def check_length(n_tokens: int, limit: int, role: str, what: str = "text") -> No
 def softmax(logits: np.ndarray, axis: int = -1) -> np.ndarray:
     shifted = np.exp(logits - logits.max(axis=axis, keepdims=True))
     return shifted / shifted.sum(axis=axis, keepdims=True)
+
+
+def readable(token_text: str) -> str:
+    """A token's text fit for a label: newlines and tabs drawn as symbols, nothing else changed."""
+    return token_text.replace("\r", "").replace("\n", "⏎").replace("\t", "⇥")
+
+
+@functools.cache
+def _byte_decoder() -> dict[str, int]:
+    from transformers.convert_slow_tokenizer import bytes_to_unicode
+
+    return {char: byte for byte, char in bytes_to_unicode().items()}
+
+
+def token_text(tokenizer, token_id: int) -> str:
+    """One token as a student should read it: its decoded text, or, for a byte-level piece of a
+    multi-byte character (which decodes alone to U+FFFD), its raw bytes written as \\xe2."""
+    text = tokenizer.decode([token_id])
+    if "\ufffd" in text:
+        piece = tokenizer.convert_ids_to_tokens(token_id)
+        decoder = _byte_decoder()
+        if all(char in decoder for char in piece):
+            text = bytes(decoder[char] for char in piece).decode("utf-8", errors="backslashreplace")
+    return readable(text)

@@ -4,20 +4,44 @@ from __future__ import annotations
 
 import gradio as gr
 
-from bg_demo.ui import classify_tab, entities_tab, fill_mask_tab, next_sentence_tab, qa_tab
+from bg_demo.ui import (
+    attention_tab,
+    classify_tab,
+    compare_tab,
+    entities_tab,
+    fill_mask_tab,
+    generate_tab,
+    next_sentence_tab,
+    pretraining_tab,
+    qa_tab,
+    start_tab,
+)
+from bg_demo.ui.links import Links
 from bg_demo.ui.strings import ASSETS, t
 
-TABS = (fill_mask_tab, classify_tab, entities_tab, qa_tab, next_sentence_tab)
+# in teaching order after "Start here": BERT's tasks, GPT-2, then what is inside both
+TABS = (
+    fill_mask_tab,
+    classify_tab,
+    entities_tab,
+    qa_tab,
+    next_sentence_tab,
+    generate_tab,
+    attention_tab,
+    compare_tab,
+    pretraining_tab,
+)
 QUEUE_SIZE = 64  # requests waiting beyond this get "queue full" instead of an endless wait
 CONCURRENCY = 2  # requests run at once per event; each model also serialises its own calls
 
 
 def build_demo() -> gr.Blocks:
-    with gr.Blocks(title=t("app.title")) as demo:
+    with gr.Blocks(title=t("app.title"), fill_width=True) as demo:
         gr.Markdown(f"# {t('app.title')}\n{t('app.intro')}")
-        with gr.Tabs():
-            for tab in TABS:
-                tab.build()
+        with gr.Tabs() as tabs:
+            steps = start_tab.build()
+            pages = [page.under(tabs, tab.TAB_ID) for tab in TABS for page in tab.build()]
+        Links(pages).wire(demo, steps)
     demo.queue(max_size=QUEUE_SIZE, default_concurrency_limit=CONCURRENCY)
     return demo
 

@@ -7,6 +7,7 @@ import gradio as gr
 from bg_demo import backend
 from bg_demo.config import LIMITS
 from bg_demo.ui import common
+from bg_demo.ui.links import Page, share_row
 from bg_demo.ui.strings import examples, t
 
 
@@ -15,8 +16,11 @@ def predict(text: str, progress=gr.Progress()):
     return result.scores, common.token_view(result.tokens), result.to_dict()
 
 
-def build() -> None:
-    with gr.Tab(t("classify.tab"), id="classify"):
+TAB_ID = "classify"
+
+
+def build() -> list[Page]:
+    with gr.Tab(t("classify.tab"), id=TAB_ID):
         gr.Markdown(t("classify.about"))
         text = gr.Textbox(label=t("classify.text"), lines=3, max_length=LIMITS.max_chars)
         button = gr.Button(t("classify.run"), variant="primary")
@@ -28,3 +32,6 @@ def build() -> None:
         common.render_outputs(outputs)
         button.click(predict, [text], outputs, api_name="classify")
         text.submit(predict, [text], outputs, api_visibility="private")
+        fields = {"text": text}
+        share_row(TAB_ID, fields)
+    return [Page(TAB_ID, fields)]

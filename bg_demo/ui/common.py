@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager
 
 import gradio as gr
 
@@ -15,14 +16,31 @@ log = logging.getLogger(__name__)
 
 def run(role: str, fn, *args, progress: gr.Progress | None = None, **kwargs):
     """Call a backend function; a user mistake or a missing model becomes a gr.Error the user can act on."""
+    _loading_notice(role, progress)
+    with _user_errors(getattr(fn, "__name__", str(fn))):
+        return fn(*args, **kwargs)
+
+
+def stream(role: str, results, progress: gr.Progress | None = None):
+    """Iterate a backend generator with the same error handling as `run`."""
+    _loading_notice(role, progress)
+    with _user_errors(role):
+        yield from results
+
+
+def _loading_notice(role: str, progress: gr.Progress | None) -> None:
     if progress is not None and not backend.model_is_loaded(role):
         progress(0.0, desc=t("app.loading", role=role, model=backend.model_source(role)))
+
+
+@contextmanager
+def _user_errors(what: str):
     try:
-        return fn(*args, **kwargs)
+        yield
     except BgDemoError as exc:
         raise gr.Error(str(exc), print_exception=False) from None
     except Exception:
-        log.exception("%s failed", getattr(fn, "__name__", fn))
+        log.exception("%s failed", what)
         raise gr.Error(t("app.unexpected"), print_exception=False) from None
 
 

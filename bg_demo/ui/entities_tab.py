@@ -9,6 +9,7 @@ from bg_demo.backend.entities import STRATEGIES
 from bg_demo.config import LIMITS
 from bg_demo.figures.style import ENTITY_COLOURS
 from bg_demo.ui import common
+from bg_demo.ui.links import Page, share_row
 from bg_demo.ui.strings import examples, t
 
 TABLE_HEADERS = ["label", "text", "score", "start", "end"]
@@ -23,8 +24,11 @@ def predict(text: str, aggregation: str, progress=gr.Progress()):
     return {"text": result.text, "entities": spans}, table, tags, result.to_dict()
 
 
-def build() -> None:
-    with gr.Tab(t("ner.tab"), id="ner"):
+TAB_ID = "ner"
+
+
+def build() -> list[Page]:
+    with gr.Tab(t("ner.tab"), id=TAB_ID):
         gr.Markdown(t("ner.about"))
         with gr.Row():
             text = gr.Textbox(label=t("ner.text"), lines=2, max_length=LIMITS.max_chars, scale=3)
@@ -40,3 +44,6 @@ def build() -> None:
         button.click(predict, [text, aggregation], outputs, api_name="ner")
         text.submit(predict, [text, aggregation], outputs, api_visibility="private")
         aggregation.change(predict, [text, aggregation], outputs, api_visibility="private", trigger_mode="always_last")
+        fields = {"text": text, "aggregation": aggregation}
+        share_row(TAB_ID, fields)
+    return [Page(TAB_ID, fields)]

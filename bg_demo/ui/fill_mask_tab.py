@@ -8,6 +8,7 @@ from bg_demo import backend, figures
 from bg_demo.config import LIMITS
 from bg_demo.figures.style import OKABE_ITO
 from bg_demo.ui import common
+from bg_demo.ui.links import Page, share_row
 from bg_demo.ui.strings import examples, t
 
 
@@ -18,8 +19,11 @@ def predict(text: str, top_k: int, progress=gr.Progress()):
     return result.filled, figures.fill_mask_bars(result), common.token_view(result.tokens, labels), result.to_dict()
 
 
-def build() -> None:
-    with gr.Tab(t("fill_mask.tab"), id="fill_mask"):
+TAB_ID = "fill_mask"
+
+
+def build() -> list[Page]:
+    with gr.Tab(t("fill_mask.tab"), id=TAB_ID):
         gr.Markdown(t("fill_mask.about"))
         with gr.Row():
             with gr.Column(scale=3):
@@ -38,3 +42,6 @@ def build() -> None:
         common.render_outputs(outputs)
         button.click(predict, [text, top_k], outputs, api_name="fill_mask")
         text.submit(predict, [text, top_k], outputs, api_visibility="private")
+        fields = {"text": text, "top_k": top_k}
+        share_row(TAB_ID, fields)
+    return [Page(TAB_ID, fields)]

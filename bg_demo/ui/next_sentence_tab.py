@@ -8,6 +8,7 @@ from bg_demo import backend
 from bg_demo.config import LIMITS
 from bg_demo.figures.style import OKABE_ITO
 from bg_demo.ui import common
+from bg_demo.ui.links import Page, share_row
 from bg_demo.ui.strings import examples, t
 
 
@@ -18,8 +19,11 @@ def predict(first: str, second: str, progress=gr.Progress()):
     return scores, segments, result.to_dict()
 
 
-def build() -> None:
-    with gr.Tab(t("nsp.tab"), id="next_sentence"):
+TAB_ID = "next_sentence"
+
+
+def build() -> list[Page]:
+    with gr.Tab(t("nsp.tab"), id=TAB_ID):
         gr.Markdown(t("nsp.about"))
         with gr.Row():
             first = gr.Textbox(label=t("nsp.first"), lines=2, max_length=LIMITS.max_chars)
@@ -34,3 +38,6 @@ def build() -> None:
         common.examples([first, second], outputs, predict, examples()["next_sentence"])
         common.render_outputs(outputs)
         button.click(predict, [first, second], outputs, api_name="next_sentence")
+        fields = {"first": first, "second": second}
+        share_row(TAB_ID, fields)
+    return [Page(TAB_ID, fields)]

@@ -8,6 +8,7 @@ from bg_demo import backend
 from bg_demo.config import LIMITS
 from bg_demo.figures.style import OKABE_ITO
 from bg_demo.ui import common
+from bg_demo.ui.links import Page, share_row
 from bg_demo.ui.strings import examples, t
 
 TABLE_HEADERS = ["answer", "score", "start", "end", "window"]
@@ -31,9 +32,12 @@ def predict(question: str, context: str, progress=gr.Progress()):
     return summary(result), {"text": result.context, "entities": spans}, table, result.to_dict()
 
 
-def build() -> None:
+TAB_ID = "qa"
+
+
+def build() -> list[Page]:
     rows = examples()
-    with gr.Tab(t("qa.tab"), id="qa"):
+    with gr.Tab(t("qa.tab"), id=TAB_ID):
         gr.Markdown(t("qa.about"))
         question = gr.Textbox(label=t("qa.question"), max_length=LIMITS.max_chars)
         context = gr.Textbox(label=t("qa.context"), lines=6, max_length=LIMITS.max_context_chars)
@@ -50,3 +54,6 @@ def build() -> None:
         common.render_outputs(outputs)
         button.click(predict, [question, context], outputs, api_name="qa")
         question.submit(predict, [question, context], outputs, api_visibility="private")
+        fields = {"question": question, "context": context}
+        share_row(TAB_ID, fields)
+    return [Page(TAB_ID, fields)]

@@ -1,0 +1,258 @@
+"""BERT beside GPT-2: who may attend to whom, one word in two contexts, one gap filled from both sides or one."""
+
+from __future__ import annotations
+
+import re
+import statistics
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from bg_demo import models
+from bg_demo.backend._common import Result, max_tokens, require_int, require_text, softmax, token_text
+from bg_demo.backend.attention import (
+    ATTENTION_MAX_TOKENS,
+    ATTENTION_TYPES,
+    AttentionResult,
+    attention,
+    display_tokens,
+    future_share,
+    require_role,
+)
+from bg_demo.backend.fill_mask import MASK_PATTERN, Prediction, fill_mask
+from bg_demo.config import LIMITS
+from bg_demo.errors import InputError
+
+TIMING_TEXT = "The quick brown fox jumps over the lazy dog."  # the short input model_facts times
+TIMING_RUNS = 3
+
+
+@dataclass(frozen=True, eq=False)
+class CompareResult(Result):
+    text: str
+    encoder: AttentionResult
+    decoder: AttentionResult
+    encoder_future: np.ndarray  # (L_enc,) per layer, share of attention on keys after the query: > 0
+    decoder_future: np.ndarray  # (L_dec,) the same for GPT-2: exactly 0, its causal mask hides the right
+
+    def summary(self) -> dict:
+        """to_dict() with each model's weights replaced by their shape."""
+        return {
+            "text": self.text,
+            "encoder": self.encoder.summary(),
+            "decoder": self.decoder.summary(),
+            "encoder_future": self.encoder_future.tolist(),
+            "decoder_future": self.decoder_future.tolist(),
+        }
+
+
+def compare(
+    text: str, *, max_tokens: int = ATTENTION_MAX_TOKENS, encoder_id: str | None = None, decoder_id: str | None = None
+) -> CompareResult:
+    """The same text through both models, with how much each layer looks to the right of the query."""
+    encoder = attention(text, "encoder", max_tokens=max_tokens, model_id=encoder_id)
+    decoder = attention(text, "decoder", max_tokens=max_tokens, model_id=decoder_id)
+    return CompareResult(encoder.text, encoder, decoder, future_share(encoder.weights), future_share(decoder.weights))
+
+
+# --- same word, different contexts -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WordTrack(Result):
+    """One model's vector for the target word, layer by layer, in both sentences."""
+
+    role: str
+    tokens: tuple[str, str]  # the token the vector is read at, in the first and in the second sentence
+    positions: tuple[int, int]  # its index among each sentence's tokens
+    split: bool  # the word is several tokens in a sentence: the vector of its first token is used
+    similarity: tuple[float, ...]  # (L + 1,) cosine similarity: [0] the embeddings, [l + 1] after layer l
+    model_id: str
+
+
+@dataclass(frozen=True)
+class SameWordResult(Result):
+    first: str
+    second: str
+    word: str
+    same_left_context: bool  # the texts agree up to and including the word: GPT-2 reads the same input there
+    notes: tuple[str, ...]  # what makes the experiment less clean than it should be; empty when nothing does
+    encoder: WordTrack
+    decoder: WordTrack
+
+
+def find_word(text: str, word: str, what: str) -> tuple[int, int]:
+    """Character span of the first whole-word, case-insensitive occurrence of `word`, or an InputError."""
+    match = re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text, flags=re.IGNORECASE)
+    if match is None:
+        raise InputError(f"The word '{word}' is not in the {what} sentence. Pick a word that appears in both.")
+    return match.span()
+
+
+def word_track(role: str, texts, spans, model_id: str | None = None) -> WordTrack:
+    """Each layer's vector at the first token of the word at `spans[i]` of `texts[i]`, compared across the two."""
+    import torch
+
+    loaded = models.get(role, model_id)
+    vectors, tokens, positions, split = [], [], [], False
+    with loaded.use() as (tokenizer, model):
+        for text, (start, end) in zip(texts, spans):
+            encoding = tokenizer(text, return_tensors="pt", truncation=True, max_length=max_tokens(tokenizer, model))
+            position = encoding.char_to_token(start)
+            if position is None:
+                raise InputError(f"The sentence is too long for the {role} model to reach the word. Shorten it.")
+            split |= encoding.char_to_token(end - 1) != position
+            with torch.inference_mode():
+                hidden = model.base_model(**encoding.to(loaded.device), output_hidden_states=True).hidden_states
+            vectors.append(torch.stack(hidden)[:, 0, position].double().cpu().numpy())  # (L + 1, D)
+            tokens.append(display_tokens(tokenizer, [int(encoding["input_ids"][0, position])], role)[0])
+            positions.append(position)
+    a, b = vectors
+    similarity = (a * b).sum(-1) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1))  # (L + 1,)
+    return WordTrack(role, tuple(tokens), tuple(positions), split, tuple(similarity.tolist()), loaded.model_id)
+
+
+def same_word(
+    first: str, second: str, word: str, *, encoder_id: str | None = None, decoder_id: str | None = None
+) -> SameWordResult:
+    """How alike one word's vectors are in two sentences, layer by layer, for BERT and for GPT-2.
+
+    When the sentences agree up to the word, GPT-2 (reading left to right) gives the same vector
+    twice, at every layer; BERT reads the words after it too, so its vectors part from layer 0 on."""
+    first, second = require_text(first, "first sentence"), require_text(second, "second sentence")
+    word = require_text(word, "word", max_chars=100)
+    spans = find_word(first, word, "first"), find_word(second, word, "second")
+    texts = first, second
+    same_left = first[: spans[0][1]] == second[: spans[1][1]]
+    notes = []
+    if first == second:
+        notes.append(f"The two sentences are the same: change the words after '{word}' in one of them.")
+    elif not same_left:
+        notes.append(
+            f"The sentences differ before or in '{word}', so GPT-2 reads different inputs too and its vectors "
+            f"can differ. Keep everything up to '{word}' identical for the clean experiment."
+        )
+    encoder = word_track("encoder", texts, spans, encoder_id)
+    decoder = word_track("decoder", texts, spans, decoder_id)
+    for track in (encoder, decoder):
+        if track.split:
+            notes.append(f"The {track.role} splits '{word}' into several tokens; the first one is compared.")
+    return SameWordResult(first, second, word, same_left, tuple(notes), encoder, decoder)
+
+
+# --- one gap, two readers ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MaskedBothResult(Result):
+    text: str  # the input, its mask written as the encoder's mask token
+    left: str  # what GPT-2 reads: the text before the mask
+    encoder: tuple[Prediction, ...]  # BERT's guesses for the gap from both sides, best first
+    decoder: tuple[Prediction, ...]  # GPT-2's guesses for the next token after `left`, best first
+    encoder_id: str
+    decoder_id: str
+
+
+def next_token_guesses(left: str, top_k: int, model_id: str | None = None) -> tuple[tuple[Prediction, ...], str]:
+    """GPT-2's top-k next tokens after `left` (after <|endoftext|> when `left` is empty), and the model id."""
+    import torch
+
+    loaded = models.get("decoder", model_id)
+    with loaded.use() as (tokenizer, model):
+        ids = tokenizer(left)["input_ids"] if left else [tokenizer.bos_token_id]
+        ids = ids[-max_tokens(tokenizer, model) :]  # the end nearest the gap matters most
+        with torch.inference_mode():
+            hidden = model.base_model(input_ids=torch.tensor([ids], device=loaded.device)).last_hidden_state
+            logits = model.get_output_embeddings()(hidden[0, -1])  # (V,): the vocabulary at the last token only
+        probs = softmax(logits.float().cpu().numpy())
+        best = np.argsort(-probs, kind="stable")[:top_k]
+        guesses = tuple(Prediction(token_text(tokenizer, int(i)), int(i), float(probs[i])) for i in best)
+    return guesses, loaded.model_id
+
+
+def predict_masked_both(
+    text: str, top_k: int = 5, *, encoder_id: str | None = None, decoder_id: str | None = None
+) -> MaskedBothResult:
+    """BERT fills the [MASK] reading both sides; GPT-2 predicts the same slot from the words before it."""
+    text = require_text(text)
+    top_k = require_int(top_k, "top-k", 1, LIMITS.max_top_k)
+    masks = list(MASK_PATTERN.finditer(text))
+    if len(masks) != 1:
+        raise InputError(
+            f"Put exactly one [MASK] in the sentence, where the missing word goes; this one has {len(masks)}."
+        )
+    filled = fill_mask(text, top_k, model_id=encoder_id)
+    left = text[: masks[0].start()].rstrip()  # GPT-2's tokens carry their own leading space
+    guesses, decoder_model = next_token_guesses(left, top_k, decoder_id)
+    return MaskedBothResult(filled.text, left, filled.masks[0], guesses, filled.model_id, decoder_model)
+
+
+# --- the two models in numbers --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelFacts(Result):
+    role: str
+    model_id: str
+    architecture: str  # the model class, e.g. BertForPreTraining
+    layers: int
+    heads: int  # per layer
+    hidden_size: int
+    parameters: int  # every weight of the loaded model, heads included, tied ones counted once
+    position_embedding: str  # how word order gets in, e.g. "learned absolute"
+    max_positions: int  # rows of the position table
+    max_length: int  # the most tokens one forward pass may take
+    vocab_size: int
+    attention_type: str  # "bidirectional" or "causal"
+    forward_ms: float  # median of TIMING_RUNS forward passes over TIMING_TEXT on this machine
+    forward_tokens: int  # tokens TIMING_TEXT makes
+    device: str
+
+
+def position_embedding(config) -> str:
+    kind = getattr(config, "position_embedding_type", None) or "absolute"
+    if kind != "absolute":
+        return kind
+    return "sinusoidal absolute" if getattr(config, "sinusoidal_pos_embds", False) else "learned absolute"
+
+
+def time_forward(loaded, encoding) -> float:
+    """Median milliseconds of TIMING_RUNS forward passes of the model body (as loaded: sdpa by default)."""
+    import torch
+
+    def once() -> float:
+        started = time.perf_counter()
+        with torch.inference_mode():
+            loaded.model.base_model(**encoding)
+        if loaded.device.startswith("cuda"):
+            torch.cuda.synchronize()
+        return (time.perf_counter() - started) * 1000
+
+    return statistics.median(once() for _ in range(TIMING_RUNS))
+
+
+def model_facts(role: str, *, model_id: str | None = None) -> ModelFacts:
+    role = require_role(role)
+    loaded = models.get(role, model_id)
+    with loaded.use() as (tokenizer, model):
+        encoding = tokenizer(TIMING_TEXT, return_tensors="pt").to(loaded.device)
+        forward_ms = time_forward(loaded, encoding)
+        config = model.config
+        return ModelFacts(
+            role,
+            loaded.model_id,
+            type(model).__name__,
+            config.num_hidden_layers,
+            config.num_attention_heads,
+            config.hidden_size,
+            sum(p.numel() for p in model.parameters()),
+            position_embedding(config),
+            config.max_position_embeddings,
+            max_tokens(tokenizer, model),
+            config.vocab_size,
+            ATTENTION_TYPES[role],
+            round(forward_ms, 3),
+            encoding["input_ids"].shape[1],
+            loaded.device,
+        )

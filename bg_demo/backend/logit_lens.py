@@ -1,0 +1,60 @@
+"""The logit lens: what GPT-2 would predict next if it stopped after each layer.
+
+Each layer's hidden state goes through the final layer norm and the LM head (the model's own
+modules), as if it were the last layer. The last row equals the model's real prediction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bg_demo import models
+from bg_demo.backend._common import Result, require_text, token_text
+from bg_demo.errors import InputError
+
+MAX_LENS_TOKENS = 64
+
+
+@dataclass(frozen=True)
+class LogitLensResult(Result):
+    text: str
+    tokens: tuple[str, ...]  # the input tokens (positions)
+    layers: tuple[str, ...]  # "embeddings", "layer 1", ..., "layer N"
+    predictions: tuple[tuple[str, ...], ...]  # (layers, positions): the top next token at each
+    probabilities: np.ndarray  # (layers, positions) float32: its probability
+    final_rank: np.ndarray  # (layers, positions) int: rank at that layer of the model's final prediction
+    truncated: bool
+    model_id: str
+
+
+def logit_lens(text: str, *, model_id: str | None = None) -> LogitLensResult:
+    import torch
+
+    text = require_text(text)
+    loaded = models.get("decoder", model_id)
+    with loaded.use() as (tokenizer, model):
+        if not hasattr(model, "transformer") or not hasattr(model.transformer, "ln_f"):
+            raise InputError(f"The logit lens needs a GPT-2 style model; '{loaded.model_id}' is not one.")
+        ids = tokenizer(text, return_tensors="pt")["input_ids"]
+        truncated = ids.shape[1] > MAX_LENS_TOKENS
+        ids = ids[:, :MAX_LENS_TOKENS].to(loaded.device)
+        with torch.inference_mode():
+            hidden = model(ids, output_hidden_states=True).hidden_states  # L + 1 of (1, T, H)
+            # the last hidden state already went through ln_f inside the model
+            normed = [model.transformer.ln_f(h) for h in hidden[:-1]] + [hidden[-1]]
+            logits = torch.stack([model.lm_head(h)[0] for h in normed]).float()  # (L + 1, T, V)
+        probs = logits.softmax(-1)
+        top_p, top_id = probs.max(-1)  # (L + 1, T)
+        final = top_id[-1]  # (T,)
+        final_p = probs.gather(-1, final.expand_as(top_id)[..., None])[..., 0]
+        ranks = (probs > final_p[..., None]).sum(-1) + 1
+        names = {int(i): token_text(tokenizer, int(i)) for i in top_id.unique().tolist()}
+        tokens = tuple(token_text(tokenizer, int(i)) for i in ids[0].tolist())
+    predictions = tuple(tuple(names[int(i)] for i in row) for row in top_id.tolist())
+    layers = ("embeddings",) + tuple(f"layer {i}" for i in range(1, len(hidden)))
+    return LogitLensResult(
+        text, tokens, layers, predictions, top_p.cpu().numpy().astype(np.float32),
+        ranks.cpu().numpy(), truncated, loaded.model_id,
+    )

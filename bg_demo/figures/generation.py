@@ -1,0 +1,150 @@
+"""Figures for the Generate tab: tokens coloured by probability, the next-token distribution, the logit lens, beams."""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import plotly.graph_objects as go
+
+from bg_demo.figures.style import OKABE_ITO, base_layout
+
+# probability bins for colouring generated tokens: (lower bound, background, label); blue = expected,
+# orange = surprising, so the scale survives every common colour-vision deficiency
+PROBABILITY_BINS = (
+    (0.5, "#9ecae1", "p ≥ 50%"),
+    (0.2, "#deebf7", "20–50%"),
+    (0.05, "#f7f7f7", "5–20%"),
+    (0.01, "#fdd0a2", "1–5%"),
+    (0.0, "#fd8d3c", "< 1%"),
+)
+
+
+def probability_colour(probability: float) -> str:
+    return next(colour for low, colour, _ in PROBABILITY_BINS if probability >= low)
+
+
+def token_probability_html(result, sequence: int = 0) -> str:
+    """The prompt, then each generated token on a background coloured by its probability; hovering a
+    token shows its rank and probability. While streaming (no probabilities yet) the text is plain."""
+    prompt = html.escape(result.prompt)
+    if not result.texts:
+        return f'<div class="bg-tokens"><span class="bg-prompt">{prompt}</span></div>'
+    if not result.done or not result.tokens:
+        body = html.escape(result.texts[sequence])
+    else:
+        body = "".join(
+            f'<span class="bg-token" style="background:{probability_colour(t.probability)}" '
+            f'title="rank {t.rank} · p = {t.probability:.2%}">{html.escape(t.text)}</span>'
+            for t in result.tokens[sequence]
+        )
+    return f'<div class="bg-tokens"><span class="bg-prompt">{prompt}</span>{body}</div>'
+
+
+def probability_legend_html() -> str:
+    """The key to the token colours of `token_probability_html`."""
+    swatches = "".join(
+        f'<span class="bg-token" style="background:{colour}">{label}</span>' for _, colour, label in PROBABILITY_BINS
+    )
+    return f'<div class="bg-legend">probability of each new token: {swatches}</div>'
+
+
+def next_token_bars(result) -> go.Figure:
+    """Candidates for the next token, best first: bars after temperature (blue if they may be sampled,
+    grey if top-k drops them, orange if top-p does), the model's own probability as a marker, and the
+    cumulative probability that top-p reads as a line with its threshold."""
+    cands = result.candidates
+    x = list(range(len(cands)))
+    colours = [
+        OKABE_ITO["blue"] if c.kept_by_top_p else OKABE_ITO["orange"] if c.kept_by_top_k else "#bbbbbb"
+        for c in cands
+    ]
+    status = [
+        "kept" if c.kept_by_top_p else "dropped by top-p" if c.kept_by_top_k else "dropped by top-k" for c in cands
+    ]
+    fig = go.Figure()
+    fig.add_trace(
+        go.Bar(
+            x=x, y=[c.scaled for c in cands], marker_color=colours, name="after temperature",
+            customdata=np.array([[c.text, c.rank, c.probability, c.final, s] for c, s in zip(cands, status)], dtype=object),
+            hovertemplate="%{customdata[0]} (rank %{customdata[1]})<br>model: %{customdata[2]:.2%}"
+            "<br>after temperature: %{y:.2%}<br>sampled with: %{customdata[3]:.2%}<br>%{customdata[4]}<extra></extra>",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=x, y=[c.probability for c in cands], mode="markers", name="model (temperature 1)",
+            marker=dict(symbol="line-ew", size=18, line=dict(width=3, color=OKABE_ITO["black"])), hoverinfo="skip",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=x, y=[c.cumulative for c in cands], mode="lines+markers", name="cumulative (top-p reads this)",
+            yaxis="y2", line=dict(color=OKABE_ITO["green"], width=2), hoverinfo="skip",
+        )
+    )
+    if result.top_p < 1.0:
+        fig.add_hline(y=result.top_p, yref="y2", line=dict(color=OKABE_ITO["green"], dash="dash"),
+                      annotation_text=f"top-p = {result.top_p:g}")
+    title = (
+        f"entropy {result.entropy:.2f} bits → {result.entropy_scaled:.2f} after temperature; "
+        f"{result.kept} token{'s' if result.kept != 1 else ''} can be sampled"
+    )
+    fig.update_layout(
+        **base_layout(height=420, title=dict(text=title, font_size=15), bargap=0.2,
+                      legend=dict(orientation="h", y=-0.25)),
+        xaxis=dict(tickvals=x, ticktext=[c.text for c in cands], tickangle=-45),
+        yaxis=dict(title="probability", tickformat=".0%", rangemode="tozero"),
+        yaxis2=dict(overlaying="y", side="right", range=[0, 1.05], tickformat=".0%", showgrid=False),
+    )
+    return fig
+
+
+def logit_lens_heatmap(result) -> go.Figure:
+    """Layers (bottom = embeddings, top = last layer) x positions: each cell the token predicted next at
+    that layer, coloured by its probability."""
+    n_layers, n_tokens = result.probabilities.shape
+    fig = go.Figure(
+        go.Heatmap(
+            z=result.probabilities.astype(np.float32),
+            text=[list(row) for row in result.predictions],
+            texttemplate="%{text}",
+            colorscale="Cividis",
+            zmin=0.0,
+            zmax=1.0,
+            colorbar=dict(title="p", tickformat=".0%"),
+            customdata=result.final_rank,
+            hovertemplate="%{y}, after %{x}<br>predicts %{text} (%{z:.1%})<br>"
+            "rank of the final prediction here: %{customdata}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        **base_layout(height=140 + 48 * n_layers, title="What each layer would predict next"),
+        xaxis=dict(tickvals=list(range(n_tokens)), ticktext=list(result.tokens), tickangle=-45),
+        yaxis=dict(tickvals=list(range(n_layers)), ticktext=list(result.layers)),
+    )
+    return fig
+
+
+def beam_figure(result) -> go.Figure:
+    """The beams beam search keeps at each step, placed by their cumulative log-probability."""
+    fig = go.Figure()
+    for rank in range(max((len(step.beams) for step in result.beam_steps), default=0)):
+        steps = [step for step in result.beam_steps if rank < len(step.beams)]
+        fig.add_trace(
+            go.Scatter(
+                x=[step.step for step in steps],
+                y=[step.beams[rank][1] for step in steps],
+                mode="markers",
+                name=f"beam {rank + 1}",
+                marker=dict(size=11),
+                text=[step.beams[rank][0] for step in steps],
+                hovertemplate="step %{x}: %{y:.2f}<br>…%{text}<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        **base_layout(height=360, title="Beams kept at each step (best = highest)"),
+        xaxis=dict(title="new tokens", dtick=1),
+        yaxis=dict(title="cumulative log-probability"),
+    )
+    return fig

@@ -1,0 +1,55 @@
+"""Figures for the pretraining lab: the sizes of BERT's input embeddings, and GPT-2's loss per token."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from bg_demo.figures.style import OKABE_ITO, base_layout
+
+
+def embedding_norms(result) -> go.Figure:
+    """Per token of [CLS] A [SEP] B [SEP]: the length (L2 norm) of its token, segment and position
+    embeddings and of their sum, grouped side by side."""
+    rows = result.rows
+    x = list(range(len(rows)))
+    parts = (
+        ("token", "token_norm", OKABE_ITO["blue"]),
+        ("segment", "segment_norm", OKABE_ITO["orange"]),
+        ("position", "position_norm", OKABE_ITO["green"]),
+        ("sum", "sum_norm", OKABE_ITO["black"]),
+    )
+    fig = go.Figure(
+        [
+            go.Bar(x=x, y=[getattr(row, field) for row in rows], name=name, marker_color=colour,
+                   hovertemplate=f"{name} embedding: %{{y:.2f}}<extra></extra>")
+            for name, field, colour in parts
+        ]
+    )
+    fig.update_layout(
+        **base_layout(height=380, barmode="group", title="Length of each embedding that BERT adds up",
+                      legend=dict(orientation="h", y=-0.3)),
+        xaxis=dict(tickvals=x, ticktext=[row.token for row in rows], tickangle=-45),
+        yaxis=dict(title="L2 norm"),
+    )
+    return fig
+
+
+def causal_loss_bars(result) -> go.Figure:
+    """-log p of each true next token under GPT-2, with the mean (the training loss) as a line."""
+    steps = result.steps
+    x = list(range(len(steps)))
+    fig = go.Figure(
+        go.Bar(
+            x=x, y=[step.loss for step in steps], marker_color=OKABE_ITO["vermillion"],
+            customdata=[[step.probability, step.rank] for step in steps],
+            hovertemplate="−log p = %{y:.2f}<br>p = %{customdata[0]:.2%}, rank %{customdata[1]}<extra></extra>",
+        )
+    )
+    fig.add_hline(y=result.loss, line=dict(color=OKABE_ITO["blue"], dash="dash"),
+                  annotation_text=f"mean loss {result.loss:.2f} (perplexity {result.perplexity:.1f})")
+    fig.update_layout(
+        **base_layout(height=360, title="How surprised GPT-2 is by each next token"),
+        xaxis=dict(tickvals=x, ticktext=[step.target for step in steps], tickangle=-45, title="target token"),
+        yaxis=dict(title="−log p (nats)", rangemode="tozero"),
+    )
+    return fig

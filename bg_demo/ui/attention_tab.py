@@ -1,0 +1,123 @@
+"""Attention tab: one run of BERT or GPT-2, then any layer, head and view redrawn from the stored weights."""
+
+from __future__ import annotations
+
+import csv
+import json
+import tempfile
+from pathlib import Path
+
+import gradio as gr
+
+from bg_demo import backend, figures
+from bg_demo.backend.attention import ATTENTION_MAX_TOKENS, HEAD_STATS, VIEWS, attention_view
+from bg_demo.config import LIMITS
+from bg_demo.figures.style import OKABE_ITO
+from bg_demo.ui import common
+from bg_demo.ui.links import Page, share_row
+from bg_demo.ui.strings import examples, t
+
+ROLES = ("encoder", "decoder")
+def notice(result) -> str:
+    layers, heads = result.weights.shape[:2]
+    read = t("attention.read", model=result.model_id, n=len(result.tokens), layers=layers, heads=heads)
+    if not result.truncated:
+        return read
+    return f"{read} {t('attention.truncated', total=result.n_tokens_total, shown=len(result.tokens))}"
+
+
+def show(text: str, role: str, progress=gr.Progress()):
+    result = common.run(role, backend.attention, text, role, progress=progress)
+    marks = [t("attention.special") if special else None for special in result.special]
+    return result, notice(result), common.token_view(result.tokens, marks), result.summary()
+
+
+def fit_sliders(result, layer: int, head: int):
+    """The sliders' ranges for the model just run; a choice beyond them moves to the last layer or head."""
+    n_layers, n_heads = result.weights.shape[:2]
+    return (
+        gr.Slider(maximum=n_layers - 1, value=min(int(layer), n_layers - 1)),
+        gr.Slider(maximum=n_heads - 1, value=min(int(head), n_heads - 1)),
+    )
+
+
+def draw(result, view: str, layer: int, head: int, hide: bool, stat: str):
+    if result is None:
+        return None
+    return common.run(result.role, figures.attention_figure, result, view, layer, head, hide, stat)
+
+
+def export(result, view: str, layer: int, head: int, hide: bool, stat: str):
+    if result is None:
+        raise gr.Error(t("attention.run_first"), print_exception=False)
+    data = common.run(result.role, attention_view, result, view, layer, head, hide, stat)
+    return write_files(data, f"attention-{result.role}-{view}-layer{data.layer}")
+
+
+def write_files(data, stem: str) -> list[str]:
+    """The view as a long-form CSV and as JSON, in a fresh temporary folder gradio may serve from."""
+    folder = Path(tempfile.mkdtemp(prefix="bg_demo-"))
+    with open(folder / f"{stem}.csv", "w", newline="", encoding="utf-8") as file:
+        csv.writer(file).writerows(data.rows())
+    (folder / f"{stem}.json").write_text(json.dumps(data.to_dict(), ensure_ascii=False), encoding="utf-8")
+    return [str(folder / f"{stem}.csv"), str(folder / f"{stem}.json")]
+
+
+TAB_ID = "attention"
+
+
+def build() -> list[Page]:
+    with gr.Tab(t("attention.tab"), id=TAB_ID):
+        gr.Markdown(t("attention.about"))
+        with gr.Row():
+            text = gr.Textbox(
+                label=t("attention.text", n=ATTENTION_MAX_TOKENS), lines=2, max_length=LIMITS.max_chars, scale=3
+            )
+            with gr.Column(scale=1, min_width=220):
+                choices = [(t(f"attention.role.{role}"), role) for role in ROLES]
+                role = gr.Radio(choices, value="encoder", label=t("attention.role"))
+                button = gr.Button(t("attention.run"), variant="primary")
+        state = gr.State(None)
+        summary = gr.Markdown(render=False)
+        tokens = gr.HighlightedText(
+            label=t("attention.tokens"), color_map={t("attention.special"): OKABE_ITO["sky"]}, render=False
+        )
+        raw = gr.JSON(render=False)
+        outputs = [state, summary, tokens, raw]
+        common.examples([text, role], outputs, show, examples()["attention"])
+        summary.render()
+        tokens.render()
+        with gr.Row():
+            view = gr.Radio([(t(f"attention.view.{v}"), v) for v in VIEWS], value="head", label=t("attention.view"))
+        with gr.Row():
+            layer = gr.Slider(0, 11, value=0, step=1, label=t("attention.layer"))
+            head = gr.Slider(0, 11, value=0, step=1, label=t("attention.head"))
+        with gr.Row():
+            hide = gr.Checkbox(value=False, label=t("attention.hide_special"))
+            stats = [(t(f"attention.stat.{s}"), s) for s in HEAD_STATS]
+            stat = gr.Dropdown(stats, value="entropy", label=t("attention.stat"))
+        plot = gr.Plot(label=t("attention.plot"))
+        with gr.Row():
+            export_button = gr.Button(t("attention.export"), variant="secondary", scale=1)
+            files = gr.File(label=t("attention.files"), file_count="multiple", interactive=False, height=110, scale=3)
+        with gr.Accordion(t("common.raw"), open=False):
+            raw.render()
+
+        controls = [state, view, layer, head, hide, stat]
+        button.click(show, [text, role], outputs, api_name="attention")
+        text.submit(show, [text, role], outputs, api_visibility="private")
+        state.change(fit_sliders, [state, layer, head], [layer, head], api_visibility="private").then(
+            draw, controls, plot, api_visibility="private"
+        )
+        gr.on(
+            [view.input, layer.input, head.input, hide.input, stat.input],
+            draw,
+            controls,
+            plot,
+            api_visibility="private",
+            trigger_mode="always_last",
+        )
+        export_button.click(export, controls, files, api_visibility="private")
+        fields = {"text": text, "role": role, "view": view}
+        share_row(TAB_ID, fields)
+    return [Page(TAB_ID, fields)]

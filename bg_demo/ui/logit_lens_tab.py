@@ -1,0 +1,38 @@
+"""Logit lens (inside the Generate tab): GPT-2's next-token guess after every layer."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from bg_demo import backend, figures
+from bg_demo.backend.logit_lens import MAX_LENS_TOKENS
+from bg_demo.config import LIMITS
+from bg_demo.ui import common
+from bg_demo.ui.links import share_row
+from bg_demo.ui.strings import examples, t
+
+
+def look(text, progress=gr.Progress()):
+    result = common.run("decoder", backend.logit_lens, text, progress=progress)
+    note = t("lens.truncated", n=MAX_LENS_TOKENS) if result.truncated else ""
+    return figures.logit_lens_heatmap(result), note, result.to_dict()
+
+
+PAGE_ID = "logit_lens"
+
+
+def build() -> dict:
+    with gr.Tab(t("lens.sub"), id=PAGE_ID):
+        gr.Markdown(t("lens.about"))
+        text = gr.Textbox(label=t("lens.text"), lines=2, max_length=LIMITS.max_chars)
+        button = gr.Button(t("lens.run"), variant="primary")
+        plot = gr.Plot(label=t("lens.plot"), render=False)
+        note = gr.Markdown(render=False)
+        raw = gr.JSON(render=False)
+        outputs = [plot, note, raw]
+        common.examples([text], outputs, look, examples()["logit_lens"])
+        common.render_outputs(outputs)
+        button.click(look, [text], outputs, api_name="logit_lens", concurrency_id="decoder")
+        text.submit(look, [text], outputs, api_visibility="private", concurrency_id="decoder")
+        share_row(PAGE_ID, {"text": text})
+    return {"text": text}

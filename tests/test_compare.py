@@ -1,0 +1,217 @@
+"""BERT beside GPT-2: attention to later tokens, the same word in two contexts, one gap read two ways, the facts."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+import torch
+from transformers import AutoModelForCausalLM, AutoModelForPreTraining, AutoTokenizer
+
+from bg_demo.backend import attention, compare, fill_mask, model_facts, predict_masked_both, same_word
+from bg_demo.errors import InputError
+
+FIRST = "I went to the bank to deposit cash"
+SECOND = "I went to the bank to sit down"
+
+
+@pytest.fixture(scope="module")
+def reference(tiny_dir):
+    """A role's tokenizer and model, loaded here, independently of bg_demo.models."""
+    classes = {"encoder": AutoModelForPreTraining, "decoder": AutoModelForCausalLM}
+    cache = {}
+
+    def load(role):
+        if role not in cache:
+            path = tiny_dir / role
+            cache[role] = AutoTokenizer.from_pretrained(path), classes[role].from_pretrained(path).eval()
+        return cache[role]
+
+    return load
+
+
+def test_compare_runs_both_models_and_only_bert_looks_right():
+    text = "The animal didn't cross the street because it was tired."
+    result = compare(text)
+    np.testing.assert_array_equal(result.encoder.weights, attention(text, "encoder").weights)
+    np.testing.assert_array_equal(result.decoder.weights, attention(text, "decoder").weights)
+    assert result.encoder_future.shape == result.decoder_future.shape == (2,)
+    assert (result.decoder_future == 0.0).all()
+    assert (result.encoder_future > 0.05).all()
+    summary = json.loads(json.dumps(result.summary()))
+    assert "weights" not in summary["encoder"] and summary["decoder"]["shape"][:2] == [2, 4]
+    assert summary["decoder_future"] == [0.0, 0.0]
+
+
+def test_compare_rejects_empty_text():
+    with pytest.raises(InputError, match="empty"):
+        compare("   ")
+
+
+# --- same word, different contexts ---------------------------------------------------------------------
+
+
+def test_gpt2_gives_the_same_vector_and_bert_does_not():
+    result = same_word(FIRST, SECOND, "bank")
+    assert result.same_left_context and result.notes == ()
+    for track in (result.encoder, result.decoder):
+        assert len(track.similarity) == 3  # the embeddings and 2 layers
+        assert track.similarity[0] == pytest.approx(1.0, abs=1e-6)  # same token, same position
+        assert track.positions[0] == track.positions[1] and not track.split
+    assert result.decoder.similarity == pytest.approx([1.0, 1.0, 1.0], abs=1e-5)
+    assert result.encoder.similarity[-1] < 1 - 1e-3
+    assert result.encoder.tokens == ("bank", "bank") and result.decoder.tokens == (" bank", " bank")
+
+
+def test_similarity_equals_cosine_of_the_reference_hidden_states(reference):
+    result = same_word(FIRST, SECOND, "bank")
+    for role, track in (("encoder", result.encoder), ("decoder", result.decoder)):
+        tokenizer, model = reference(role)
+        vectors = []
+        for text, position in zip((FIRST, SECOND), track.positions):
+            with torch.inference_mode():
+                hidden = model(**tokenizer(text, return_tensors="pt"), output_hidden_states=True).hidden_states
+            vectors.append(torch.stack(hidden)[:, 0, position].double())
+        expected = torch.nn.functional.cosine_similarity(vectors[0], vectors[1], dim=-1).numpy()
+        np.testing.assert_allclose(track.similarity, expected, atol=1e-6)
+
+
+def test_word_matches_whole_words_in_any_case():
+    result = same_word("Bank robbers ran.", "BANK robbers hid.", "bank")
+    assert result.encoder.positions == (1, 1)  # after [CLS]
+    assert not result.same_left_context  # "Bank" and "BANK" are different text for GPT-2
+    assert any("differ" in note for note in result.notes)
+    with pytest.raises(InputError, match="not in the first sentence"):
+        same_word("The banking crisis.", "The bank opened.", "bank")
+
+
+def test_different_left_context_is_computed_with_a_note():
+    result = same_word("You went to the bank to deposit cash", SECOND, "bank")
+    assert not result.same_left_context
+    assert any("GPT-2 reads different inputs" in note for note in result.notes)
+    assert result.decoder.similarity[-1] < 1 - 1e-4  # now GPT-2's inputs differ too
+
+
+def test_a_split_word_uses_its_first_token_and_says_so():
+    result = same_word("I saw a zyxwv today", "I saw a zyxwv yesterday", "zyxwv")
+    assert result.encoder.split and result.encoder.tokens == ("z", "z")
+    assert any("first one is compared" in note for note in result.notes)
+    assert result.decoder.similarity == pytest.approx([1.0] * 3, abs=1e-5)
+
+
+def test_identical_sentences_get_a_note():
+    result = same_word(FIRST, FIRST, "bank")
+    assert any("the same" in note for note in result.notes)
+    assert result.encoder.similarity == pytest.approx([1.0] * 3, abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "word", "message"),
+    [
+        (FIRST, "I sat down", "bank", "not in the second sentence"),
+        ("I sat down", SECOND, "bank", "not in the first sentence"),
+        (FIRST, SECOND, "  ", "word is empty"),
+        ("", SECOND, "bank", "first sentence is empty"),
+        (FIRST, SECOND, "ban", "'ban' is not in the first"),
+    ],
+)
+def test_same_word_bad_input_says_what_to_change(first, second, word, message):
+    with pytest.raises(InputError, match=message):
+        same_word(first, second, word)
+
+
+# --- one gap, two readers -----------------------------------------------------------------------------
+
+
+def _reference_next_tokens(reference, ids, k):
+    tokenizer, model = reference("decoder")
+    with torch.inference_mode():
+        logits = model(input_ids=torch.tensor([ids])).logits[0, -1]
+    probs = torch.softmax(logits.double(), dim=-1)
+    top = torch.topk(probs, k)
+    return top.indices.tolist(), top.values.tolist()
+
+
+@pytest.mark.parametrize("text", ["The cat sat on the [mask].", "The [MASK] barked at the mailman all night."])
+def test_bert_reads_both_sides_gpt2_the_left(text, reference):
+    result = predict_masked_both(text)
+    assert result.encoder == fill_mask(text, top_k=5).masks[0]
+    left = text[: text.lower().index("[mask]")].rstrip()
+    assert result.left == left
+    ids, probs = _reference_next_tokens(reference, reference("decoder")[0](left)["input_ids"], 5)
+    assert [guess.token_id for guess in result.decoder] == ids
+    assert [guess.score for guess in result.decoder] == pytest.approx(probs, abs=1e-5)
+    for guess in result.decoder:  # decoded text; a lone byte of a multi-byte character as \x.. (not �)
+        decoded = reference("decoder")[0].decode([guess.token_id])
+        assert guess.token == decoded if "\ufffd" not in decoded else guess.token.startswith("\\x")
+    assert "[MASK]" in result.text
+
+
+def test_a_mask_at_the_start_gives_gpt2_only_the_start_token(reference):
+    tokenizer, _ = reference("decoder")
+    result = predict_masked_both("[MASK] sat on the mat.", top_k=3)
+    assert result.left == ""
+    ids, probs = _reference_next_tokens(reference, [tokenizer.eos_token_id], 3)
+    assert [guess.token_id for guess in result.decoder] == ids
+    assert len(result.encoder) == 3
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("The cat sat on the mat.", "exactly one \\[MASK\\].*has 0"),
+        ("The [MASK] sat on the [mask].", "exactly one \\[MASK\\].*has 2"),
+        ("", "empty"),
+    ],
+)
+def test_masked_both_bad_input_says_what_to_change(text, message):
+    with pytest.raises(InputError, match=message):
+        predict_masked_both(text)
+
+
+# --- the two models in numbers -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("role", "kind", "positions", "attention_type"),
+    [("encoder", "BertForPreTraining", 512, "bidirectional"), ("decoder", "GPT2LMHeadModel", 1024, "causal")],
+)
+def test_model_facts(role, kind, positions, attention_type, reference):
+    facts = model_facts(role)
+    _, model = reference(role)
+    assert (facts.layers, facts.heads, facts.hidden_size) == (2, 4, 32)
+    assert facts.parameters == sum(p.numel() for p in model.parameters())
+    assert facts.architecture == kind and facts.attention_type == attention_type
+    assert facts.max_positions == facts.max_length == positions
+    assert facts.position_embedding == "learned absolute"
+    assert facts.vocab_size == model.config.vocab_size
+    assert facts.forward_tokens == len(reference(role)[0]("The quick brown fox jumps over the lazy dog.")["input_ids"])
+    assert math.isfinite(facts.forward_ms) and facts.forward_ms > 0
+    assert json.loads(json.dumps(facts.to_dict()))["role"] == role
+
+
+def test_model_facts_rejects_other_roles():
+    with pytest.raises(InputError, match="'encoder'"):
+        model_facts("ner")
+
+
+# --- the tabs build and their handlers give what the components expect ---------------------------------
+
+
+def test_tabs_build_and_compare_handlers_fit_their_components():
+    import gradio as gr
+
+    from bg_demo.ui import attention_tab, compare_tab
+
+    with gr.Blocks() as demo:
+        attention_tab.build()
+        compare_tab.build()
+    names = {dep.api_name for dep in demo.fns.values() if dep.api_visibility == "public"}
+    assert {"attention", "compare"} <= names
+    state, mask, future, raw = compare_tab.attend("The cat sat on the mat.")
+    layer, head = compare_tab.fit_sliders(state, 7, 2)
+    assert (layer.maximum, layer.value, head.maximum, head.value) == (1, 1, 3, 2)
+    encoder_plot, decoder_plot = compare_tab.draw_heads(state, layer.value, head.value)
+    assert encoder_plot.data[0].z.shape == (len(state.encoder.tokens),) * 2
+    rows, raw = compare_tab.measure()
+    assert [row[0] for row in rows][:3] == ["Model", "Architecture", "Layers"] and rows[2][1:] == ["2", "2"]

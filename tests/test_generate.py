@@ -1,0 +1,153 @@
+"""Generation equals transformers' own `generate` on the tiny decoder, streams, and keeps its limits."""
+
+import threading
+
+import pytest
+import torch
+
+from bg_demo import models
+from bg_demo.backend.generate import generate, prepare, run
+from bg_demo.errors import InputError
+
+PROMPTS = ["Once upon a time in a distant galaxy,", "Artificial intelligence is transforming the world by"]
+
+
+@pytest.fixture(scope="module")
+def reference(tiny_dir):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_dir / "decoder")
+    model = AutoModelForCausalLM.from_pretrained(tiny_dir / "decoder").eval()
+
+    def texts(prompt, seed=None, **kwargs):
+        enc = tokenizer(prompt, return_tensors="pt")
+        if seed is not None:
+            torch.manual_seed(seed)
+        out = model.generate(**enc, pad_token_id=tokenizer.eos_token_id, **kwargs)
+        rows = out[:, enc["input_ids"].shape[1] :].tolist()
+        rows = [row[: row.index(tokenizer.eos_token_id) + 1] if tokenizer.eos_token_id in row else row for row in rows]
+        return tuple(tokenizer.decode(row) for row in rows)
+
+    return texts
+
+
+@pytest.mark.parametrize("prompt", PROMPTS)
+def test_greedy_equals_generate(prompt, reference):
+    ours = generate(prompt, "greedy", max_new_tokens=20)
+    assert ours.texts == reference(prompt, max_new_tokens=20, do_sample=False)
+    assert ours.seed is None and ours.done
+
+
+def test_greedy_with_repetition_controls_equals_generate(reference):
+    ours = generate(PROMPTS[0], "greedy", max_new_tokens=30, no_repeat_ngram_size=2, repetition_penalty=1.3)
+    expected = reference(PROMPTS[0], max_new_tokens=30, do_sample=False, no_repeat_ngram_size=2, repetition_penalty=1.3)
+    assert ours.texts == expected
+    assert ours.texts != generate(PROMPTS[0], "greedy", max_new_tokens=30).texts  # the controls change the text
+
+
+@pytest.mark.parametrize("prompt", PROMPTS)
+def test_beam_equals_generate(prompt, reference):
+    ours = generate(prompt, "beam", max_new_tokens=12, num_beams=4, num_return_sequences=3)
+    assert ours.texts == reference(prompt, max_new_tokens=12, do_sample=False, num_beams=4, num_return_sequences=3)
+
+
+@pytest.mark.parametrize(
+    ("strategy", "settings", "expected"),
+    [
+        ("temperature", dict(temperature=0.7), dict(temperature=0.7, top_k=0, top_p=1.0)),
+        ("top_k", dict(top_k=5, temperature=1.3), dict(top_k=5, temperature=1.3, top_p=1.0)),
+        ("top_p", dict(top_p=0.8), dict(top_p=0.8, top_k=0, temperature=1.0)),
+    ],
+)
+def test_seeded_sampling_equals_generate_and_repeats(strategy, settings, expected, reference):
+    ours = generate(PROMPTS[1], strategy, max_new_tokens=15, seed=1234, num_return_sequences=2, **settings)
+    theirs = reference(PROMPTS[1], seed=1234, max_new_tokens=15, do_sample=True, num_return_sequences=2, **expected)
+    assert ours.texts == theirs
+    assert generate(PROMPTS[1], strategy, max_new_tokens=15, seed=1234, num_return_sequences=2, **settings).texts == ours.texts
+    other = generate(PROMPTS[1], strategy, max_new_tokens=15, seed=4321, num_return_sequences=2, **settings)
+    assert other.texts != ours.texts
+
+
+def test_a_drawn_seed_is_reported_and_reproduces():
+    first = generate(PROMPTS[0], "top_p", max_new_tokens=10)
+    assert isinstance(first.seed, int)
+    assert generate(PROMPTS[0], "top_p", max_new_tokens=10, seed=first.seed).texts == first.texts
+
+
+def test_empty_prompt_starts_from_beginning_of_text():
+    result = generate("", "greedy", max_new_tokens=5)
+    assert result.prompt == "" and len(result.tokens[0]) == 5
+
+
+def test_token_probabilities_and_ranks_match_the_model(tiny_dir):
+    result = generate(PROMPTS[0], "greedy", max_new_tokens=8)
+    loaded = models.get("decoder")
+    prompt = loaded.tokenizer(PROMPTS[0])["input_ids"]
+    ids = prompt + [token.token_id for token in result.tokens[0]]
+    with torch.no_grad():
+        probs = loaded.model(torch.tensor([ids])).logits[0].softmax(-1)
+    for i, token in enumerate(result.tokens[0]):
+        assert token.probability == pytest.approx(float(probs[len(prompt) - 1 + i, token.token_id]), abs=1e-5)
+        assert token.rank == 1  # greedy always takes the most likely token
+    assert "Ġ" not in "".join(token.text for token in result.tokens[0])
+
+
+def test_beam_view_keeps_num_beams_per_step_best_first():
+    result = generate(PROMPTS[0], "beam", max_new_tokens=6, num_beams=3)
+    assert [step.step for step in result.beam_steps] == list(range(1, len(result.beam_steps) + 1))
+    assert len(result.beam_steps) >= 4
+    for step in result.beam_steps:
+        scores = [score for _, score in step.beams]
+        assert len(step.beams) == 3 and scores == sorted(scores, reverse=True) and max(scores) < 0
+
+
+def test_stream_grows_monotonically_and_ends_with_the_full_result():
+    updates = list(run(prepare(PROMPTS[0], "top_k", seed=7, max_new_tokens=12, top_k=20)))
+    partial, final = updates[:-1], updates[-1]
+    assert len(partial) == 12 and not any(update.done for update in partial)
+    for before, after in zip(updates, updates[1:]):
+        assert after.texts[0].startswith(before.texts[0]) and len(after.texts[0]) >= len(before.texts[0])
+    assert final.done and final.stopped in {"max new tokens", "end of text"}
+    assert final.texts == generate(PROMPTS[0], "top_k", max_new_tokens=12, top_k=20, seed=7).texts
+
+
+def test_stream_advanced_from_different_threads_releases_the_model():
+    """Gradio runs each step of a generator on whichever worker thread is free."""
+    stream, updates = run(prepare(PROMPTS[0], "greedy", max_new_tokens=4)), []
+    while not updates or not updates[-1].done:
+        worker = threading.Thread(target=lambda: updates.append(next(stream)))
+        worker.start()
+        worker.join(timeout=60)
+        assert not worker.is_alive()
+    after = threading.Thread(target=lambda: updates.append(generate(PROMPTS[0], "greedy", max_new_tokens=2)))
+    after.start()
+    after.join(timeout=60)
+    assert not after.is_alive() and updates[-1].done  # the model's lock was released
+
+
+def test_abandoned_stream_releases_the_model():
+    stream = run(prepare(PROMPTS[0], "temperature", seed=1, max_new_tokens=200))
+    next(stream)
+    stream.close()  # as when a browser goes away mid-stream
+    assert generate(PROMPTS[0], "greedy", max_new_tokens=3).done
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (dict(strategy="creative"), "Pick one of: greedy"),
+        (dict(max_new_tokens=257), "between 1 and 256"),
+        (dict(strategy="beam", num_beams=9), "between 2 and 8"),
+        (dict(strategy="top_p", num_return_sequences=6), "between 1 and 5"),
+        (dict(strategy="beam", num_beams=2, num_return_sequences=3), "one sequence per beam"),
+        (dict(num_return_sequences=2), "Greedy decoding always gives the same text"),
+        (dict(strategy="temperature", temperature=0), "between 0.05 and 5"),
+        (dict(strategy="top_p", top_p=1.5), "between 0.01 and 1"),
+        (dict(prompt="word " * 900, max_new_tokens=200), "at most 1024"),
+        (dict(prompt="x" * 6001), "limit is 6,000"),
+    ],
+)
+def test_bad_settings_say_what_to_change(kwargs, message):
+    kwargs = {"prompt": PROMPTS[0], **kwargs}
+    with pytest.raises(InputError, match=message):
+        generate(**kwargs)

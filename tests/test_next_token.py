@@ -1,0 +1,101 @@
+"""The next-token lab shows exactly what generate samples from, and the logit lens reads each layer."""
+
+import numpy as np
+import pytest
+import torch
+
+from bg_demo import models
+from bg_demo.backend._common import token_text
+from bg_demo.backend.logit_lens import MAX_LENS_TOKENS, logit_lens
+from bg_demo.backend.next_token import next_token
+from bg_demo.errors import InputError
+
+PROMPT = "The cat sat on the"
+SETTINGS = [(1.0, 0, 1.0), (0.7, 0, 1.0), (1.5, 10, 1.0), (1.0, 0, 0.3), (0.8, 40, 0.6)]
+
+
+def _generate_first_step(seed, temperature, top_k, top_p):
+    loaded = models.get("decoder")
+    enc = loaded.tokenizer(PROMPT, return_tensors="pt")
+    torch.manual_seed(seed)
+    out = loaded.model.generate(
+        **enc, do_sample=True, temperature=temperature, top_k=top_k, top_p=top_p, max_new_tokens=1,
+        output_scores=True, return_dict_in_generate=True, pad_token_id=loaded.tokenizer.eos_token_id,
+    )
+    return int(out.sequences[0, -1]), torch.isfinite(out.scores[0][0]).numpy()
+
+
+@pytest.mark.parametrize(("temperature", "top_k", "top_p"), SETTINGS)
+def test_kept_tokens_and_the_sample_equal_generate(temperature, top_k, top_p):
+    result = next_token(PROMPT, temperature, top_k, top_p, n=50, seed=99)
+    token, finite = _generate_first_step(99, temperature, top_k, top_p)
+    assert result.kept == int(finite.sum())
+    for candidate in result.candidates:
+        assert candidate.kept_by_top_p == bool(finite[candidate.token_id])
+        assert (candidate.final > 0) == candidate.kept_by_top_p
+    assert result.sampled.token_id == token
+
+
+def test_distribution_is_the_models_and_filters_are_ordered():
+    result = next_token(PROMPT, 1.0, 5, 1.0, n=10, seed=0)
+    loaded = models.get("decoder")
+    with torch.no_grad():
+        probs = loaded.model(**loaded.tokenizer(PROMPT, return_tensors="pt")).logits[0, -1].softmax(-1)
+    assert [c.probability for c in result.candidates] == pytest.approx(probs.topk(10).values.tolist(), abs=1e-6)
+    assert [c.rank for c in result.candidates] == list(range(1, 11))
+    assert [c.kept_by_top_k for c in result.candidates] == [True] * 5 + [False] * 5
+    assert sum(c.final for c in result.candidates) == pytest.approx(1.0, abs=1e-5)
+    assert result.greedy.token_id == int(probs.argmax())
+    cumulative = [c.cumulative for c in result.candidates]
+    assert cumulative == sorted(cumulative) and cumulative[4] == pytest.approx(1.0, abs=1e-5)
+
+
+def test_temperature_sharpens_or_flattens():
+    cold, warm = next_token(PROMPT, 0.5, seed=0), next_token(PROMPT, 2.0, seed=0)
+    plain = next_token(PROMPT, 1.0, seed=0)
+    assert cold.entropy_scaled < plain.entropy_scaled < warm.entropy_scaled
+    assert cold.entropy == pytest.approx(warm.entropy)  # the model's own distribution does not change
+    assert cold.candidates[0].scaled > plain.candidates[0].scaled > warm.candidates[0].scaled
+
+
+def test_token_ids_continue_step_by_step():
+    first = next_token(PROMPT, seed=0)
+    chosen = first.candidates[2]
+    step = next_token("", token_ids=list(first.token_ids) + [chosen.token_id], seed=0)
+    assert step.token_ids == first.token_ids + (chosen.token_id,)
+    assert step.context.endswith(chosen.text)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (dict(temperature=0), "between 0.05 and 5"),
+        (dict(top_k=-1), "between 0 and 1000"),
+        (dict(top_p=0), "between 0.01 and 1"),
+        (dict(token_ids=[10**9]), "start again"),
+    ],
+)
+def test_bad_lab_settings_say_what_to_change(kwargs, message):
+    with pytest.raises(InputError, match=message):
+        next_token(PROMPT, **kwargs)
+
+
+def test_logit_lens_last_layer_is_the_models_prediction():
+    result = logit_lens("The cat sat on the mat")
+    loaded = models.get("decoder")
+    with torch.no_grad():
+        logits = loaded.model(**loaded.tokenizer("The cat sat on the mat", return_tensors="pt")).logits[0]
+    n_layers = loaded.model.config.n_layer
+    assert result.layers == ("embeddings",) + tuple(f"layer {i}" for i in range(1, n_layers + 1))
+    assert result.probabilities.shape == (n_layers + 1, len(result.tokens))
+    expected = [token_text(loaded.tokenizer, i) for i in logits.argmax(-1).tolist()]
+    assert list(result.predictions[-1]) == expected
+    assert np.allclose(result.probabilities[-1], logits.softmax(-1).max(-1).values.numpy(), atol=1e-5)
+    assert (result.final_rank[-1] == 1).all() and (result.final_rank >= 1).all()
+
+
+def test_logit_lens_cuts_long_text():
+    result = logit_lens("the cat " * 60)
+    assert result.truncated and len(result.tokens) == MAX_LENS_TOKENS
+    with pytest.raises(InputError, match="empty"):
+        logit_lens("  ")
