@@ -147,3 +147,30 @@ def test_generate_refuses_what_it_cannot_do(client, overrides, message):
     prompt, strategy = overrides.pop("prompt", "Hello"), overrides.pop("strategy", "greedy")
     with pytest.raises(Exception, match=message):
         client.predict(*_generate_args(prompt, strategy, **overrides), api_name="/generate")
+
+
+def test_attention_and_compare_endpoints(client):
+    summary, tokens, raw = client.predict("The cat sat on the mat.", "decoder", api_name="/attention")
+    assert raw["role"] == "decoder" and raw["attention_type"] == "causal"
+    assert raw["shape"][2] == raw["shape"][3] == len(raw["tokens"]) == len(tokens)
+    mask, future, both = client.predict("The cat sat on the mat.", api_name="/compare")
+    assert max(both["decoder_future"]) == 0.0 and min(both["encoder_future"]) > 0.0
+
+
+def test_pretraining_endpoints(client):
+    tokens, targets, loss_text, raw = client.predict(
+        "The quick brown fox jumps over the lazy dog.", 3, api_name="/mlm_corruption"
+    )
+    assert raw["seed"] == 3 and len(targets["data"]) == len(raw["targets"]) >= 1
+    assert f"{raw['loss']:.3f}" in loss_text
+    table, plot, raw = client.predict("My dog is cute.", "He likes playing.", api_name="/input_representation")
+    assert [row[0] for row in table["data"]] == [row["token"] for row in raw["rows"]]
+    table, plot, summary, raw = client.predict("The cat sat on the mat.", api_name="/causal_lm")
+    assert len(table["data"]) == len(raw["steps"]) and f"{raw['perplexity']:.1f}" in summary
+
+
+def test_pretraining_and_attention_refuse_bad_input(client):
+    with pytest.raises(Exception, match="empty"):
+        client.predict("   ", 0, api_name="/mlm_corruption")
+    with pytest.raises(Exception, match="empty"):
+        client.predict("", "encoder", api_name="/attention")

@@ -21,10 +21,18 @@ def test_source_precedence(tmp_path):
         config.model_source("vision", env)
 
 
-def test_device_choice_honours_the_override():
-    assert config.choose_device({"BG_DEMO_DEVICE": "CPU"}) == "cpu"
-    assert config.choose_device({}) in {"cuda", "mps", "cpu"}
-    assert config.settings().dtype == "float32"
+def test_device_choice_prefers_cuda_then_mps_and_honours_the_override(monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert config.choose_device({}) == "cuda"
+    assert config.choose_device({"BG_DEMO_DEVICE": "CPU"}) == "cpu"  # the override wins
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: True)
+    assert config.choose_device({}) == "mps"
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    assert config.choose_device({}) == "cpu"
+    assert config.settings().dtype == "float32"  # tests pin BG_DEMO_DEVICE=cpu: full precision
 
 
 def test_importing_the_app_loads_no_model_and_no_torch():

@@ -1,6 +1,7 @@
 import pytest
 from tokenizers.pre_tokenizers import BertPreTokenizer
 
+from bg_demo import models
 from bg_demo.backend import recognize_entities
 from bg_demo.backend.entities import STRATEGIES
 from bg_demo.errors import InputError
@@ -43,8 +44,18 @@ def test_word_strategies_give_whole_words(aggregation):
 def test_tokens_keep_every_tag_and_labels_are_conll():
     result = recognize_entities(TEXTS[0], "none")
     assert all(tag.label in CONLL_LABELS for tag in result.tokens)
-    assert len(result.tokens) == len([e for e in result.tokens])
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(models.get("ner").model_id)
+    assert [tag.token for tag in result.tokens] == tokenizer.tokenize(TEXTS[0])  # every token, in order
     assert {e.label for e in result.entities} <= set(CONLL_LABELS) - {"O"}
+
+
+def test_offsets_index_the_callers_text_even_with_surrounding_whitespace():
+    text = "\n  Apple Inc. was founded by Steve Jobs.  "
+    result = recognize_entities(text, "none")
+    assert result.text == text
+    assert all(tag.token.lstrip("#") == text[tag.start : tag.end] for tag in result.tokens)
 
 
 @pytest.mark.parametrize(

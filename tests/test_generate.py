@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from bg_demo import models
-from bg_demo.backend.generate import generate, prepare, run
+from bg_demo.backend.generate import TokenStreamer, generate, prepare, run
 from bg_demo.errors import InputError
 
 PROMPTS = ["Once upon a time in a distant galaxy,", "Artificial intelligence is transforming the world by"]
@@ -125,10 +125,14 @@ def test_stream_advanced_from_different_threads_releases_the_model():
     assert not after.is_alive() and updates[-1].done  # the model's lock was released
 
 
-def test_abandoned_stream_releases_the_model():
+def test_abandoned_stream_stops_generating_and_releases_the_model(monkeypatch):
+    steps = []
+    original = TokenStreamer.put
+    monkeypatch.setattr(TokenStreamer, "put", lambda self, value: (steps.append(1), original(self, value)))
     stream = run(prepare(PROMPTS[0], "temperature", seed=1, max_new_tokens=200))
     next(stream)
     stream.close()  # as when a browser goes away mid-stream
+    assert len(steps) < 50  # generation stopped soon after, not at 200 tokens
     assert generate(PROMPTS[0], "greedy", max_new_tokens=3).done
 
 

@@ -73,6 +73,7 @@ def test_token_ids_continue_step_by_step():
         (dict(top_k=-1), "between 0 and 1000"),
         (dict(top_p=0), "between 0.01 and 1"),
         (dict(token_ids=[10**9]), "start again"),
+        (dict(token_ids=[True, 2]), "start again"),
     ],
 )
 def test_bad_lab_settings_say_what_to_change(kwargs, message):

@@ -96,6 +96,7 @@ def test_causal_lm_loss_is_gpt2s_own():
     [
         (mlm_corruption, ("",), "empty"),
         (mlm_corruption, ("Hi", -1), "Seed must be between"),
+        (mlm_corruption, ("\u200b",), "no words the model can read"),
         (input_representation, ("  ", "B"), "empty"),
         (causal_lm, ("\n",), "empty"),
         (causal_lm, ("word " * 1200,), "at most 1024"),

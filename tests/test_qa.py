@@ -61,6 +61,14 @@ def test_equals_brute_force_squad2_decoding(question, context, tiny_dir):
         assert result.alternatives[0].text == result.answer
 
 
+def test_offsets_index_the_callers_context():
+    context = "\n\n  " + SHORT
+    result = answer("Who introduced the Transformer?", context)
+    for span in result.alternatives:
+        assert span.text == context[span.start : span.end]
+    assert result.context == context
+
+
 def test_long_context_is_windowed_not_refused():
     result = answer("Who wrote the paper?", LONG)
     assert len(result.windows) > 2
@@ -112,6 +120,7 @@ def test_a_window_without_the_answer_does_not_silence_another():
         ("Who?", " ", "context is empty"),
         ("word " * 300, SHORT, "question makes"),
         ("Who?", "x " * 12000, "limit is 20,000"),
+        ("Who?", "\u200b\u200b", "no words the model can read"),
     ],
 )
 def test_bad_input_says_what_to_change(question, context, message):

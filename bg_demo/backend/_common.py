@@ -30,16 +30,27 @@ def jsonable(value):
     return value
 
 
-def require_text(text, what: str = "text", max_chars: int = LIMITS.max_chars) -> str:
-    """The text stripped of surrounding whitespace, or an InputError saying what to change."""
+def require_text(text, what: str = "text", max_chars: int = LIMITS.max_chars, *, strip: bool = True) -> str:
+    """The text (stripped of surrounding whitespace unless `strip` is False, so that character
+    offsets stay those of the caller's text), or an InputError saying what to change."""
     if not isinstance(text, str):
         raise InputError(f"The {what} must be text.")
-    text = text.strip()
-    if not text:
+    if not text.strip():
         raise InputError(f"The {what} is empty: type a sentence first.")
     if len(text) > max_chars:
         raise InputError(f"The {what} is {len(text):,} characters long; the limit is {max_chars:,}. Shorten it.")
-    return text
+    return text.strip() if strip else text
+
+
+def require_float(value, what: str, low: float, high: float) -> float:
+    """A number in [low, high], else an InputError."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{what} must be a number between {low} and {high}; got {value!r}.") from None
+    if not low <= number <= high:
+        raise InputError(f"{what} must be between {low} and {high}; got {number:g}.")
+    return number
 
 
 def require_int(value, what: str, low: int, high: int) -> int:

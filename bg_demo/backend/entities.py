@@ -52,7 +52,7 @@ class EntitiesResult(Result):
 def recognize_entities(text: str, aggregation: str = "simple", *, model_id: str | None = None) -> EntitiesResult:
     import torch
 
-    text = require_text(text)
+    text = require_text(text, strip=False)  # offsets index the caller's own text
     aggregation = str(aggregation).strip().lower()
     if aggregation not in STRATEGIES:
         raise InputError(f"Unknown aggregation '{aggregation}'. Pick one of: {', '.join(STRATEGIES)}.")

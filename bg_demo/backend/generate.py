@@ -12,15 +12,19 @@ import random
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 from bg_demo import models
-from bg_demo.backend._common import Result, require_int, require_text, token_text
+from bg_demo.backend._common import Result, require_float, require_int, require_text, token_text
 from bg_demo.config import LIMITS
 from bg_demo.errors import InputError
 
 STRATEGIES = ("greedy", "beam", "temperature", "top_k", "top_p")
 SAMPLING = ("temperature", "top_k", "top_p")
+# Seeded sampling draws from torch's global generator: one seeded draw at a time, across all models,
+# each inside torch.random.fork_rng so the process's own random state is left as it was.
+SAMPLING_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,7 @@ def generation_kwargs(
         max_new_tokens=require_int(max_new_tokens, "New tokens", 1, LIMITS.max_new_tokens),
         num_return_sequences=require_int(num_return_sequences, "Sequences", 1, LIMITS.max_sequences),
         no_repeat_ngram_size=require_int(no_repeat_ngram_size, "No-repeat n-gram size", 0, 10),
-        repetition_penalty=_require_float(repetition_penalty, "Repetition penalty", 1.0, 3.0),
+        repetition_penalty=require_float(repetition_penalty, "Repetition penalty", 1.0, 3.0),
         do_sample=strategy in SAMPLING,
         num_beams=1,
         max_time=LIMITS.generation_seconds,
@@ -90,20 +94,10 @@ def generation_kwargs(
     elif strategy == "greedy" and kwargs["num_return_sequences"] > 1:
         raise InputError("Greedy decoding always gives the same text: ask for one sequence, or pick a sampling strategy.")
     if strategy in SAMPLING:
-        kwargs["temperature"] = _require_float(temperature, "Temperature", 0.05, 5.0)
+        kwargs["temperature"] = require_float(temperature, "Temperature", 0.05, 5.0)
         kwargs["top_k"] = require_int(top_k, "Top-k", 1, 1000) if strategy == "top_k" else 0
-        kwargs["top_p"] = _require_float(top_p, "Top-p", 0.01, 1.0) if strategy == "top_p" else 1.0
+        kwargs["top_p"] = require_float(top_p, "Top-p", 0.01, 1.0) if strategy == "top_p" else 1.0
     return kwargs
-
-
-def _require_float(value, what: str, low: float, high: float) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{what} must be a number between {low} and {high}; got {value!r}.") from None
-    if not low <= number <= high:
-        raise InputError(f"{what} must be between {low} and {high}; got {number:g}.")
-    return number
 
 
 def prepare(prompt: str, strategy: str = "greedy", seed: int | None = None, **settings) -> Request:
@@ -217,18 +211,30 @@ def _work(loaded, request: Request, updates: queue.Queue, stop: threading.Event)
             if request.kwargs["num_beams"] > 1:
                 output = model.generate(**kwargs, logits_processor=[recorder])
             else:
-                if request.seed is not None:
-                    torch.manual_seed(request.seed)
-                output = model.generate(**kwargs, streamer=TokenStreamer(on_step))
+                with seeded(request.seed):
+                    output = model.generate(**kwargs, streamer=TokenStreamer(on_step))
+            seconds = time.perf_counter() - started  # generation only, not the scoring pass below
             new = [_strip_padding(row, tokenizer.eos_token_id) for row in output[:, ids.shape[1] :].tolist()]
             tokens = token_probabilities(tokenizer, model, ids[0].tolist(), new, loaded.device)
             texts = tuple(tokenizer.decode(row) for row in new)
-        seconds = time.perf_counter() - started
         stopped = _why_stopped(new, tokenizer.eos_token_id, request.kwargs, seconds)
         steps = tuple(recorder.steps)
         updates.put(replace(partial, texts=texts, tokens=tokens, beam_steps=steps, seconds=seconds, done=True, stopped=stopped))
     except BaseException as exc:  # noqa: BLE001 - handed to the consuming thread, which raises it
         updates.put(exc)
+
+
+@contextmanager
+def seeded(seed: int | None):
+    """Run sampling from torch's global generator seeded with `seed` (nothing to do for None)."""
+    import torch
+
+    if seed is None:
+        yield
+        return
+    with SAMPLING_LOCK, torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        yield
 
 
 def _strip_padding(row: list[int], eos: int) -> list[int]:

@@ -29,6 +29,14 @@ class LogitLensResult(Result):
     model_id: str
 
 
+def _read(model, hidden, final, last: bool):
+    """One layer through ln_f and the LM head, one (T, V) softmax at a time: (top p, top id, rank of `final`)."""
+    probs = model.lm_head(hidden if last else model.transformer.ln_f(hidden))[0].float().softmax(-1)  # (T, V)
+    top_p, top_id = probs.max(-1)
+    final_p = probs.gather(-1, final[:, None])  # (T, 1)
+    return top_p, top_id, (probs > final_p).sum(-1) + 1
+
+
 def logit_lens(text: str, *, model_id: str | None = None) -> LogitLensResult:
     import torch
 
@@ -42,14 +50,9 @@ def logit_lens(text: str, *, model_id: str | None = None) -> LogitLensResult:
         ids = ids[:, :MAX_LENS_TOKENS].to(loaded.device)
         with torch.inference_mode():
             hidden = model(ids, output_hidden_states=True).hidden_states  # L + 1 of (1, T, H)
-            # the last hidden state already went through ln_f inside the model
-            normed = [model.transformer.ln_f(h) for h in hidden[:-1]] + [hidden[-1]]
-            logits = torch.stack([model.lm_head(h)[0] for h in normed]).float()  # (L + 1, T, V)
-        probs = logits.softmax(-1)
-        top_p, top_id = probs.max(-1)  # (L + 1, T)
-        final = top_id[-1]  # (T,)
-        final_p = probs.gather(-1, final.expand_as(top_id)[..., None])[..., 0]
-        ranks = (probs > final_p[..., None]).sum(-1) + 1
+            final = model.lm_head(hidden[-1])[0].argmax(-1)  # (T,); the last state went through ln_f already
+            rows = [_read(model, h, final, last=i == len(hidden) - 1) for i, h in enumerate(hidden)]
+        top_p, top_id, ranks = (torch.stack(column) for column in zip(*rows))  # each (L + 1, T)
         names = {int(i): token_text(tokenizer, int(i)) for i in top_id.unique().tolist()}
         tokens = tuple(token_text(tokenizer, int(i)) for i in ids[0].tolist())
     predictions = tuple(tuple(names[int(i)] for i in row) for row in top_id.tolist())

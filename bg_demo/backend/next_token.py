@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from bg_demo import models
-from bg_demo.backend._common import Result, require_int, require_text, token_text
-from bg_demo.backend.generate import _require_float, prompt_ids
+from bg_demo.backend._common import Result, require_float, require_int, require_text, token_text
+from bg_demo.backend.generate import prompt_ids, seeded
 from bg_demo.errors import InputError
 
 MAX_CANDIDATES = 50
@@ -81,9 +81,9 @@ def next_token(
     """The distribution after `text` (or after `token_ids`, which the step-by-step lab keeps)."""
     import torch
 
-    temperature = _require_float(temperature, "Temperature", 0.05, 5.0)
+    temperature = require_float(temperature, "Temperature", 0.05, 5.0)
     top_k = require_int(top_k, "Top-k (0 = off)", 0, 1000)
-    top_p = _require_float(top_p, "Top-p", 0.01, 1.0)
+    top_p = require_float(top_p, "Top-p", 0.01, 1.0)
     n = require_int(n, "Candidates shown", 1, MAX_CANDIDATES)
     seed = random.randrange(2**31) if seed in (None, "") else require_int(seed, "Seed", 0, 2**31 - 1)
     text = text.strip() if isinstance(text, str) and text.strip() else ""
@@ -93,7 +93,7 @@ def next_token(
     with loaded.use() as (tokenizer, model):
         limit = model.config.n_positions
         if token_ids:
-            if not all(isinstance(i, int) and 0 <= i < len(tokenizer) for i in token_ids) or len(token_ids) >= limit:
+            if not all(type(i) is int and 0 <= i < len(tokenizer) for i in token_ids) or len(token_ids) >= limit:
                 raise InputError("The token ids do not fit this model: start again from a text.")
             ids = torch.tensor([list(token_ids)])
         else:
@@ -103,8 +103,8 @@ def next_token(
             logits = model(ids).logits[:, -1].float()  # (1, V)
             scaled, after_k, after_p = filtered_scores(ids, logits, temperature, top_k, top_p)
             final = after_p.softmax(-1)
-            torch.manual_seed(seed)  # the same draw generate makes: multinomial on the filtered softmax
-            sampled_id = int(torch.multinomial(final, 1)[0, 0])
+            with seeded(seed):  # the same draw generate makes: multinomial on the filtered softmax
+                sampled_id = int(torch.multinomial(final, 1)[0, 0])
         context = tokenizer.decode(ids[0].tolist())
         probs, scaled_p = logits.softmax(-1)[0].cpu().numpy(), scaled.softmax(-1)[0].cpu().numpy()
         kept_k, kept_p = torch.isfinite(after_k)[0].cpu().numpy(), torch.isfinite(after_p)[0].cpu().numpy()

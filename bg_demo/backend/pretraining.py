@@ -19,9 +19,11 @@ from bg_demo import models
 from bg_demo.backend._common import Result, check_length, max_tokens, require_int, require_text, token_text
 from bg_demo.backend.fill_mask import mlm_logits
 from bg_demo.config import LIMITS
+from bg_demo.errors import InputError
 
 MASK_SHARE, MASK_RATE, RANDOM_RATE = 0.15, 0.8, 0.1  # the rest of the targets (10%) stay unchanged
 IGNORE = -100  # the label of a position the loss ignores
+CONTEXT_TOKENS = 12  # the causal LM table shows this many tokens before the current one
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,8 @@ def mlm_corruption(text: str, seed: int = 0, top_k: int = 3, *, model_id: str | 
         special = [bool(s) for s in encoding.pop("special_tokens_mask")[0].tolist()]
         ids = encoding["input_ids"][0].tolist()
         check_length(len(ids), max_tokens(tokenizer, model), "encoder")
+        if all(special):
+            raise InputError("The sentence has no words the model can read: type a sentence to corrupt.")
         positions, treatments, randoms = choose_targets(special, len(tokenizer), set(tokenizer.all_special_ids), seed)
         corrupted, labels = list(ids), [IGNORE] * len(ids)
         for position, treatment, random_id in zip(positions, treatments, randoms):
@@ -154,11 +158,15 @@ def embedding_parts(model, ids, segments, positions):
 
 @dataclass(frozen=True)
 class CausalStep(Result):
-    context: str  # the text the model has read so far
+    context: str  # the end of the text the model has read so far (its last CONTEXT_TOKENS + 1 tokens)
     target: str  # the true next token
     probability: float
     loss: float  # -log p (nats)
     rank: int
+
+
+def _tail(text: str, cut: bool) -> str:
+    return "…" + text if cut else text
 
 
 @dataclass(frozen=True)
@@ -187,7 +195,8 @@ def causal_lm(text: str, *, model_id: str | None = None) -> CausalLMResult:
         ranks = (log_probs > chosen[:, None]).sum(-1) + 1
         ids_list = ids[0].tolist()
         steps = tuple(
-            CausalStep(tokenizer.decode(ids_list[: i + 1]), token_text(tokenizer, int(t)), math.exp(float(lp)), -float(lp), int(r))
+            CausalStep(_tail(tokenizer.decode(ids_list[max(0, i - CONTEXT_TOKENS) : i + 1]), i >= CONTEXT_TOKENS),
+                       token_text(tokenizer, int(t)), math.exp(float(lp)), -float(lp), int(r))
             for i, (t, lp, r) in enumerate(zip(targets.tolist(), chosen, ranks))
         )
     loss = float(np.mean([step.loss for step in steps]))

@@ -63,7 +63,7 @@ def answer(question: str, context: str, *, n_best: int = LIMITS.qa_n_best, model
     import torch
 
     question = require_text(question, "question")
-    context = require_text(context, "context", LIMITS.max_context_chars)
+    context = require_text(context, "context", LIMITS.max_context_chars, strip=False)  # offsets index it
     loaded = models.get("qa", model_id)
     with loaded.use() as (tokenizer, model):
         question_tokens = len(tokenizer(question, add_special_tokens=False)["input_ids"])
@@ -85,6 +85,8 @@ def answer(question: str, context: str, *, n_best: int = LIMITS.qa_n_best, model
         offsets = encoding.pop("offset_mapping").tolist()  # (W, T, 2)
         encoding.pop("overflow_to_sample_mapping", None)
         in_context = np.array([[s == 1 for s in encoding.sequence_ids(w)] for w in range(len(offsets))])
+        if not in_context.any():
+            raise InputError("The context has no words the model can read: paste the text to search in.")
         starts, ends = [], []
         with torch.inference_mode():
             for i in range(0, len(offsets), WINDOWS_PER_BATCH):

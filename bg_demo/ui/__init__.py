@@ -36,7 +36,8 @@ CONCURRENCY = 2  # requests run at once per event; each model also serialises it
 
 
 def build_demo() -> gr.Blocks:
-    with gr.Blocks(title=t("app.title"), fill_width=True) as demo:
+    # delete_cache: files made for downloads are removed after an hour, so a busy Space does not fill its disk
+    with gr.Blocks(title=t("app.title"), fill_width=True, delete_cache=(3600, 3600)) as demo:
         gr.Markdown(f"# {t('app.title')}\n{t('app.intro')}")
         with gr.Tabs() as tabs:
             steps = start_tab.build()

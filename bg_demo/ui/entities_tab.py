@@ -12,7 +12,7 @@ from bg_demo.ui import common
 from bg_demo.ui.links import Page, share_row
 from bg_demo.ui.strings import examples, t
 
-TABLE_HEADERS = ["label", "text", "score", "start", "end"]
+TABLE_HEADERS = t("ner.table_headers").split("|")
 COLOURS = {**ENTITY_COLOURS, **{f"{p}-{k}": c for k, c in ENTITY_COLOURS.items() for p in "BI"}}
 
 

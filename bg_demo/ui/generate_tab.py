@@ -5,13 +5,11 @@ from __future__ import annotations
 import gradio as gr
 
 from bg_demo import backend, figures
-from bg_demo.backend.generate import STRATEGIES
+from bg_demo.backend.generate import SAMPLING, STRATEGIES
 from bg_demo.config import LIMITS
 from bg_demo.ui import common, logit_lens_tab, next_token_tab
 from bg_demo.ui.links import Page, share_row
 from bg_demo.ui.strings import examples, t
-
-SAMPLING = ("temperature", "top_k", "top_p")
 
 
 def status(result) -> str:
@@ -100,12 +98,16 @@ def _build_generation() -> dict:
     raw = gr.JSON(render=False)
     inputs = [prompt, strategy, max_new_tokens, temperature, top_k, top_p, num_beams, sequences, seed, no_repeat, penalty]
     outputs = [text, beams, summary, raw]
-    event = run.click(generate, inputs, outputs, api_name="generate", concurrency_id="decoder")
+    clicked = run.click(generate, inputs, outputs, api_name="generate", concurrency_id="decoder")
+    submitted = prompt.submit(generate, inputs, outputs, api_visibility="private", concurrency_id="decoder")
     rows = examples()["generate"]  # after the click: the examples' own event must not take the name
-    common.examples(inputs, outputs, generate, [row["inputs"] for row in rows], labels=[row["label"] for row in rows])
+    # examples only fill the inputs, then start the same Generate event, so Stop can stop every run
+    loaded = gr.Examples(
+        [row["inputs"] for row in rows], inputs, label=t("common.examples"),
+        example_labels=[row["label"] for row in rows], api_visibility="private",
+    ).load_input_event.then(generate, inputs, outputs, api_visibility="private", concurrency_id="decoder")
     common.render_outputs(outputs)
-    prompt.submit(generate, inputs, outputs, api_visibility="private", concurrency_id="decoder")
-    stop.click(None, cancels=[event])
+    stop.click(None, cancels=[clicked, submitted, loaded])
     strategy.change(controls_for, strategy, [temperature, top_k, top_p, num_beams, seed], api_visibility="private")
     names = ("prompt", "strategy", "max_new_tokens", "temperature", "top_k", "top_p", "num_beams", "sequences", "seed",
              "no_repeat_ngram_size", "repetition_penalty")

@@ -35,7 +35,8 @@ def step(how, picked, state, temperature, top_k, top_p, seed):
     chosen = chosen or next((c for c in last["candidates"] if c["token_id"] == picked), last["greedy"])
     row = [len(state["history"]) + 1, chosen["text"], chosen["rank"], round(chosen["final"], 4), how]
     ids = state["ids"] + [chosen["token_id"]]
-    result = common.run("decoder", backend.next_token, "", temperature, top_k, top_p, seed=seed, token_ids=ids)
+    step_seed = None if seed is None else int(seed) + len(ids)  # a fresh draw at every step, still reproducible
+    result = common.run("decoder", backend.next_token, "", temperature, top_k, top_p, seed=step_seed, token_ids=ids)
     return _show(result, state["history"] + [row])
 
 

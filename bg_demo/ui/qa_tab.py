@@ -11,7 +11,7 @@ from bg_demo.ui import common
 from bg_demo.ui.links import Page, share_row
 from bg_demo.ui.strings import examples, t
 
-TABLE_HEADERS = ["answer", "score", "start", "end", "window"]
+TABLE_HEADERS = t("qa.table_headers").split("|")
 
 
 def summary(result) -> str:

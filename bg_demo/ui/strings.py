@@ -17,7 +17,6 @@ EN = {
     ),
     "app.loading": "Loading the {role} model ({model}); the first request takes a little longer…",
     "app.unexpected": "Something went wrong on the server while running this request. Try again, or try a shorter text.",
-    "common.run": "Run",
     "common.raw": "Raw result (JSON, as the API returns it)",
     "common.examples": "Examples: click one to load and run it",
     "common.tokens": "Tokens the model sees",
@@ -59,6 +58,7 @@ EN = {
     "ner.table": "Entities (label, text, score, character span)",
     "ner.token_tags": "Each token's own label, before aggregation",
     "ner.run": "Find entities",
+    "ner.table_headers": "label|text|score|start|end",
     # question answering
     "qa.tab": "Q&A",
     "qa.about": (
@@ -72,6 +72,7 @@ EN = {
     "qa.highlight": "The answer inside its context",
     "qa.alternatives": "Best spans, best first",
     "qa.run": "Answer",
+    "qa.table_headers": "answer|score|start|end|window",
     "qa.found": "**{answer}** (probability {score}; read in {windows} window{plural})",
     "qa.none": (
         "**No answer**: the model thinks this context does not answer the question (no-answer score "

@@ -1,0 +1,118 @@
+"""CPU benchmarks at the real model sizes (random weights with bert-base / GPT-2 configs), side by side.
+
+    python bench/bench_cpu.py [--tokens 128] [--repeats 5] [--new-tokens 48]
+
+Prints one table per question; every ratio compares two ways of doing the same work, measured in
+the same run on the same machine. Weights are random because the Hub is not needed for timing:
+the shapes, and so the cost, are those of google-bert/bert-base-uncased and openai-community/gpt2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def median_seconds(variants: dict, repeats: int) -> dict:
+    """Median wall time of each variant; the variants take turns, so load on the machine hits all alike."""
+    for fn in variants.values():
+        fn()  # warm-up
+    times = {name: [] for name in variants}
+    for _ in range(repeats):
+        for name, fn in variants.items():
+            started = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - started)
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+def table(title: str, rows: list[tuple[str, float]], unit: str = "ms") -> None:
+    base = rows[0][1]
+    print(f"\n{title}")
+    print(f"{'variant':48s} {unit:>10s} {'vs first':>9s}")
+    for name, value in rows:
+        shown = value * 1000 if unit == "ms" else value
+        print(f"{name:48s} {shown:10.1f} {value / base:8.2f}x")
+
+
+def bench_bert(tokens: int, repeats: int) -> None:
+    import torch
+    from transformers import BertConfig, BertForPreTraining
+
+    from bg_demo.backend.fill_mask import mlm_logits
+
+    torch.manual_seed(0)
+    config = BertConfig()  # bert-base: 12 layers, 12 heads, hidden 768, vocabulary 30,522
+    model = BertForPreTraining(config).eval()
+    ids = torch.randint(1000, config.vocab_size, (1, tokens))
+    ids[0, tokens // 2] = 103  # one [MASK]
+    encoding = {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
+    positions = torch.tensor([tokens // 2])
+
+    with torch.inference_mode():
+        result = median_seconds({
+            "MLM head on every token (model(...).prediction_logits)": lambda: model(**encoding).prediction_logits,
+            "MLM head at the mask only (bg_demo.fill_mask)": lambda: mlm_logits(model, encoding, positions),
+        }, repeats)
+    table(f"Fill-mask, bert-base, {tokens} tokens, one mask", list(result.items()))
+
+    def body(implementation: str, **kwargs):
+        def run():
+            model.set_attn_implementation(implementation)
+            return model.bert(**encoding, **kwargs)
+        return run
+
+    with torch.inference_mode():
+        result = median_seconds({
+            "sdpa (tasks that need no attention map)": body("sdpa"),
+            "eager": body("eager"),
+            "eager + output_attentions (Attention tab)": body("eager", output_attentions=True),
+        }, repeats)
+    model.set_attn_implementation("sdpa")
+    table(f"BERT body, bert-base, {tokens} tokens", list(result.items()))
+
+
+def bench_gpt2(new_tokens: int) -> None:
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    torch.manual_seed(0)
+    config = GPT2Config()  # gpt2: 12 layers, 12 heads, hidden 768, vocabulary 50,257
+    model = GPT2LMHeadModel(config).eval()
+    ids = torch.randint(0, config.vocab_size, (1, 12))
+    kwargs = dict(max_new_tokens=new_tokens, min_new_tokens=new_tokens, do_sample=False, pad_token_id=0)
+    half = GPT2LMHeadModel(config).eval()
+    half.load_state_dict(model.state_dict())
+    half.to(torch.bfloat16)
+
+    def decode(m):
+        return lambda: m.generate(ids, attention_mask=torch.ones_like(ids), **kwargs)
+
+    with torch.inference_mode():
+        result = median_seconds({"greedy, float32": decode(model), "greedy, bfloat16": decode(half)}, 3)
+    rows = [(name, new_tokens / seconds) for name, seconds in result.items()]
+    table(f"GPT-2 (124M) greedy decoding, {new_tokens} new tokens", rows, unit="tokens/s")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tokens", type=int, default=128)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--new-tokens", type=int, default=48)
+    args = parser.parse_args()
+    import torch
+
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, {os.cpu_count()} CPUs")
+    bench_bert(args.tokens, args.repeats)
+    bench_gpt2(args.new_tokens)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
