@@ -8,8 +8,8 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM, AutoModelForPreTraining, AutoTokenizer
 
-from bg_demo import config
-from bg_demo.backend import attention
+from bg_demo import config, models
+from bg_demo.backend import attention, compare
 from bg_demo.backend.attention import (
     HEAD_STATS,
     VIEWS,
@@ -300,3 +300,21 @@ def test_real_bert_heads_lean_on_cls_and_sep_and_hiding_them_changes_the_picture
     assert before.sum(axis=-1).mean() < 0.4
     np.testing.assert_allclose(after.sum(axis=-1), 1.0, atol=1e-5)
     assert np.abs(after - before).max() > 0.2
+
+
+def test_changing_the_view_redraws_from_the_stored_weights(monkeypatch):
+    """Layer, head, view and the special-token toggle redraw from session state, never the model."""
+    from bg_demo.ui import attention_tab, compare_tab
+
+    stored = attention("The cat sat on the mat.", "encoder")
+    both = compare("The cat sat on the mat.")
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("the model was called again")
+
+    monkeypatch.setattr(models.STORE, "get", no_model)
+    for view in attention_tab.VIEWS:
+        for hide in (False, True):
+            assert attention_tab.draw(stored, view, 1, 2, hide, "entropy") is not None
+    encoder_plot, decoder_plot = compare_tab.draw_heads(both, 1, 3)
+    assert encoder_plot is not None and decoder_plot is not None

@@ -87,7 +87,7 @@ def test_logit_lens_last_layer_is_the_models_prediction():
     with torch.no_grad():
         logits = loaded.model(**loaded.tokenizer("The cat sat on the mat", return_tensors="pt")).logits[0]
     n_layers = loaded.model.config.n_layer
-    assert result.layers == ("embeddings",) + tuple(f"layer {i}" for i in range(1, n_layers + 1))
+    assert result.layers == ("embeddings",) + tuple(f"layer {i}" for i in range(n_layers))
     assert result.probabilities.shape == (n_layers + 1, len(result.tokens))
     expected = [token_text(loaded.tokenizer, i) for i in logits.argmax(-1).tolist()]
     assert list(result.predictions[-1]) == expected

@@ -21,7 +21,7 @@ MAX_LENS_TOKENS = 64
 class LogitLensResult(Result):
     text: str
     tokens: tuple[str, ...]  # the input tokens (positions)
-    layers: tuple[str, ...]  # "embeddings", "layer 1", ..., "layer N"
+    layers: tuple[str, ...]  # "embeddings", then "layer 0" … "layer N-1" (after each block, 0-based as elsewhere)
     predictions: tuple[tuple[str, ...], ...]  # (layers, positions): the top next token at each
     probabilities: np.ndarray  # (layers, positions) float32: its probability
     final_rank: np.ndarray  # (layers, positions) int: rank at that layer of the model's final prediction
@@ -56,7 +56,7 @@ def logit_lens(text: str, *, model_id: str | None = None) -> LogitLensResult:
         names = {int(i): token_text(tokenizer, int(i)) for i in top_id.unique().tolist()}
         tokens = tuple(token_text(tokenizer, int(i)) for i in ids[0].tolist())
     predictions = tuple(tuple(names[int(i)] for i in row) for row in top_id.tolist())
-    layers = ("embeddings",) + tuple(f"layer {i}" for i in range(1, len(hidden)))
+    layers = ("embeddings",) + tuple(f"layer {i}" for i in range(len(hidden) - 1))  # 0-based, as in Attention
     return LogitLensResult(
         text, tokens, layers, predictions, top_p.cpu().numpy().astype(np.float32),
         ranks.cpu().numpy(), truncated, loaded.model_id,

@@ -18,6 +18,8 @@ from bg_demo.ui.links import Page, share_row
 from bg_demo.ui.strings import examples, t
 
 ROLES = ("encoder", "decoder")
+
+
 def notice(result) -> str:
     layers, heads = result.weights.shape[:2]
     read = t("attention.read", model=result.model_id, n=len(result.tokens), layers=layers, heads=heads)

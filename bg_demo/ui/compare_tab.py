@@ -13,6 +13,8 @@ from bg_demo.ui.strings import examples, t
 ROLES = ("encoder", "decoder")
 FACTS = ("model_id", "architecture", "layers", "heads", "hidden_size", "parameters", "vocab_size")
 FACTS += ("position_embedding", "max_positions", "max_length", "attention_type")  # then the forward time
+
+
 def attend(text: str, progress=gr.Progress()):
     result = common.run("encoder", backend.compare, text, progress=progress)
     mask = figures.causal_mask_figure(len(result.decoder.tokens), result.decoder.tokens)

@@ -26,9 +26,9 @@ def build() -> list[Page]:
     with gr.Tab(t("fill_mask.tab"), id=TAB_ID):
         gr.Markdown(t("fill_mask.about"))
         with gr.Row():
-            with gr.Column(scale=3):
+            with gr.Column(scale=3, min_width=160):
                 text = gr.Textbox(label=t("fill_mask.text"), lines=2, max_length=LIMITS.max_chars)
-            with gr.Column(scale=1, min_width=200):
+            with gr.Column(scale=1, min_width=160):
                 top_k = gr.Slider(1, LIMITS.max_top_k, value=5, step=1, label=t("fill_mask.top_k"))
                 button = gr.Button(t("fill_mask.run"), variant="primary")
         filled = gr.Textbox(label=t("fill_mask.filled"), interactive=False, render=False)

@@ -148,7 +148,7 @@ EN = {
     # logit lens
     "lens.sub": "Logit lens",
     "lens.about": (
-        "What would GPT-2 predict if it stopped after layer 1, 2, …? Each row reads one layer's hidden "
+        "What would GPT-2 predict if it stopped after layer 0, 1, 2, …? Each row reads one layer's hidden "
         "state through the final layer norm and the output head. Low layers often just echo the input "
         "token; the prediction takes shape in the upper layers."
     ),
