@@ -39,8 +39,12 @@ def build_models(size: str) -> str:
     if size == "base":
         import torch
         from transformers import (
-            BertConfig, BertForPreTraining, DistilBertConfig, DistilBertForSequenceClassification,
-            GPT2Config, GPT2LMHeadModel,
+            BertConfig,
+            BertForPreTraining,
+            DistilBertConfig,
+            DistilBertForSequenceClassification,
+            GPT2Config,
+            GPT2LMHeadModel,
         )
 
         torch.manual_seed(0)

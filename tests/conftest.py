@@ -24,7 +24,7 @@ def tiny_dir(tmp_path_factory):
 @pytest.fixture(autouse=True)
 def tiny_env(tiny_dir, monkeypatch):
     """Every test runs on the tiny models, with no role override from the user's shell."""
-    from bg_demo import config, models
+    from bg_demo import config
 
     for role in config.ROLES:
         monkeypatch.delenv(f"BG_DEMO_{role.upper()}", raising=False)

@@ -7,9 +7,9 @@ import pytest
 from gradio_client import Client
 
 from bg_demo import config, models
+from bg_demo.backend.qa import AnswerResult, Span
 from bg_demo.ui import build_demo
 from bg_demo.ui.qa_tab import summary
-from bg_demo.backend.qa import AnswerResult, Span
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,27 @@ from bg_demo.backend.next_token import next_token
 from bg_demo.backend.pretraining import causal_lm, input_representation, mlm_corruption
 from bg_demo.backend.qa import answer
 
-__all__ = ["answer", "causal_lm", "input_representation", "mlm_corruption", "attention", "classify", "compare", "fill_mask", "model_facts", "predict_masked_both", "same_word", "generate", "generate_stream", "logit_lens", "next_token", "model_is_loaded", "model_source", "next_sentence", "recognize_entities"]
+__all__ = [
+    "answer",
+    "attention",
+    "causal_lm",
+    "classify",
+    "compare",
+    "fill_mask",
+    "generate",
+    "generate_stream",
+    "input_representation",
+    "logit_lens",
+    "mlm_corruption",
+    "model_facts",
+    "model_is_loaded",
+    "model_source",
+    "next_sentence",
+    "next_token",
+    "predict_masked_both",
+    "recognize_entities",
+    "same_word",
+]
 
 
 def model_is_loaded(role: str) -> bool:

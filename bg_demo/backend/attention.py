@@ -11,10 +11,12 @@ from bg_demo import models
 from bg_demo.backend._common import (
     Result,
     jsonable,
-    max_tokens as model_max_tokens,
     require_int,
     require_text,
     token_text,
+)
+from bg_demo.backend._common import (
+    max_tokens as model_max_tokens,
 )
 from bg_demo.errors import InputError
 

@@ -12,21 +12,33 @@ from bg_demo.figures.attention import (
     masked_both_bars,
     same_word_lines,
 )
-from bg_demo.figures.generation import beam_figure, logit_lens_heatmap, next_token_bars, probability_legend_html, token_probability_html
+from bg_demo.figures.generation import (
+    beam_figure,
+    logit_lens_heatmap,
+    next_token_bars,
+    probability_legend_html,
+    token_probability_html,
+)
 from bg_demo.figures.pretraining import causal_loss_bars, embedding_norms
 from bg_demo.figures.tasks import fill_mask_bars
 
 __all__ = [
-    "causal_loss_bars",
-    "embedding_norms",
     "aggregate_heatmap",
     "attention_figure",
+    "beam_figure",
+    "causal_loss_bars",
     "causal_mask_figure",
+    "embedding_norms",
+    "fill_mask_bars",
     "future_share_bars",
     "head_heatmap",
     "head_lines",
     "head_overview",
     "layer_heads",
+    "logit_lens_heatmap",
     "masked_both_bars",
+    "next_token_bars",
+    "probability_legend_html",
     "same_word_lines",
-    "beam_figure", "fill_mask_bars", "logit_lens_heatmap", "next_token_bars", "probability_legend_html", "token_probability_html"]
+    "token_probability_html",
+]
