@@ -132,3 +132,16 @@ def test_start_here_opens_a_step_with_its_example(page):
     page.get_by_role("button", name="1 · BERT fills in the blank").click()
     expect(page.get_by_role("tab", name="Fill-mask", exact=True)).to_have_attribute("aria-selected", "true")
     expect(_visible(page, "textarea").first).to_have_value("The cat sat on the [MASK].")
+
+
+def test_keyboard_only_fill_mask(page):
+    tab = page.get_by_role("tab", name="Fill-mask", exact=True)
+    tab.focus()
+    page.keyboard.press("Enter")
+    expect(tab).to_have_attribute("aria-selected", "true")
+    box = _visible(page, "textarea").first
+    box.focus()
+    page.keyboard.type("The cat sat on the [MASK].")
+    page.keyboard.press("Enter")  # Enter sends the sentence
+    filled = page.get_by_label("Sentence with the best guess for each mask")
+    expect(filled).not_to_have_value("", timeout=30_000)

@@ -73,7 +73,7 @@ def build() -> list[Page]:
         gr.Markdown(t("attention.about"))
         with gr.Row():
             text = gr.Textbox(
-                label=t("attention.text", n=ATTENTION_MAX_TOKENS), lines=2, max_length=LIMITS.max_chars, scale=3
+                label=t("attention.text", n=ATTENTION_MAX_TOKENS), lines=1, max_lines=4, max_length=LIMITS.max_chars, scale=3
             )
             with gr.Column(scale=1, min_width=220):
                 choices = [(t(f"attention.role.{role}"), role) for role in ROLES]

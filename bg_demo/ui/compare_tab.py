@@ -81,7 +81,7 @@ def build() -> list[Page]:
 
 def _attention_section() -> dict:
     with gr.Row():
-        text = gr.Textbox(label=t("compare.text"), lines=2, max_length=LIMITS.max_chars, scale=3)
+        text = gr.Textbox(label=t("compare.text"), lines=1, max_lines=4, max_length=LIMITS.max_chars, scale=3)
         button = gr.Button(t("compare.run"), variant="primary", scale=1)
     state = gr.State(None)
     mask = gr.Plot(label=t("compare.mask_plot"), render=False)

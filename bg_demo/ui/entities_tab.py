@@ -31,7 +31,7 @@ def build() -> list[Page]:
     with gr.Tab(t("ner.tab"), id=TAB_ID):
         gr.Markdown(t("ner.about"))
         with gr.Row():
-            text = gr.Textbox(label=t("ner.text"), lines=2, max_length=LIMITS.max_chars, scale=3)
+            text = gr.Textbox(label=t("ner.text"), lines=1, max_lines=4, max_length=LIMITS.max_chars, scale=3)
             aggregation = gr.Radio(list(STRATEGIES), value="average", label=t("ner.aggregation"), scale=2)
         button = gr.Button(t("ner.run"), variant="primary")
         highlighted = gr.HighlightedText(label=t("ner.entities"), color_map=COLOURS, render=False)

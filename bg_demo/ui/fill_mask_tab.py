@@ -27,7 +27,7 @@ def build() -> list[Page]:
         gr.Markdown(t("fill_mask.about"))
         with gr.Row():
             with gr.Column(scale=3, min_width=160):
-                text = gr.Textbox(label=t("fill_mask.text"), lines=2, max_length=LIMITS.max_chars)
+                text = gr.Textbox(label=t("fill_mask.text"), lines=1, max_lines=4, max_length=LIMITS.max_chars)
             with gr.Column(scale=1, min_width=160):
                 top_k = gr.Slider(1, LIMITS.max_top_k, value=5, step=1, label=t("fill_mask.top_k"))
                 button = gr.Button(t("fill_mask.run"), variant="primary")

@@ -24,7 +24,7 @@ PAGE_ID = "logit_lens"
 def build() -> dict:
     with gr.Tab(t("lens.sub"), id=PAGE_ID):
         gr.Markdown(t("lens.about"))
-        text = gr.Textbox(label=t("lens.text"), lines=2, max_length=LIMITS.max_chars)
+        text = gr.Textbox(label=t("lens.text"), lines=1, max_lines=4, max_length=LIMITS.max_chars)
         button = gr.Button(t("lens.run"), variant="primary")
         plot = gr.Plot(label=t("lens.plot"), render=False)
         note = gr.Markdown(render=False)
