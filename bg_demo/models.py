@@ -99,7 +99,9 @@ def load_model(role: str, source: str) -> LoadedModel:
         model.to(settings.device).eval()
     except Exception as exc:  # noqa: BLE001 - every failure must reach the user as one actionable message
         raise ModelUnavailableError(role, source, _reason(exc)) from exc
-    return LoadedModel(role, source, tokenizer, model, settings.device, time.perf_counter() - started)
+    seconds = time.perf_counter() - started
+    log.info("loaded the %s model %s in %.1f s", role, source, seconds)
+    return LoadedModel(role, source, tokenizer, model, settings.device, seconds)
 
 
 class ModelStore:
