@@ -157,7 +157,7 @@ def test_attention_figure_draws_every_view(view):
 def test_attention_figure_takes_whole_floats_as_sliders_send_them():
     fig = attention_figure(synthetic(), "head", layer=1.0, head=2.0).to_dict()
     np.testing.assert_array_equal(array(fig["data"][0]["z"]), synthetic().weights[1, 2])
-    assert "Layer 1, head 2:" in fig["layout"]["title"]["text"]
+    assert fig["layout"]["title"]["text"].startswith("Layer 1, head 2<br>")  # ints, not "1.0"
 
 
 def test_attention_figure_rejects_a_bad_choice():

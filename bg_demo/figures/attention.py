@@ -63,7 +63,7 @@ def _matrix_figure(matrix, tokens, title: str, hover: str = HOVER) -> go.Figure:
 def head_heatmap(result, layer: int, head: int, hide_special: bool = False) -> go.Figure:
     """One head as a heatmap. result: an AttentionResult, weights (L, H, Q, K)."""
     weights, tokens, _ = visible(result, hide_special)
-    title = f"Layer {layer}, head {head}: each row is a query, each column a key"
+    title = f"Layer {layer}, head {head}<br><sub>each row is a query, each column a key</sub>"
     return _matrix_figure(weights[layer, head], tokens, title)
 
 
@@ -156,7 +156,7 @@ def head_lines(result, layer: int, head: int, hide_special: bool = False) -> go.
         fig.add_trace(go.Scatter(**column, mode="text", hoverinfo="skip"))
     fig.update_xaxes(visible=False, range=[-0.6, 1.6])
     fig.update_yaxes(visible=False, autorange="reversed")
-    title = f"Layer {layer}, head {head}: queries on the left, keys on the right"
+    title = f"Layer {layer}, head {head}<br><sub>queries on the left, keys on the right</sub>"
     fig.update_layout(**base_layout(title=title, height=int(min(1600, 120 + 22 * len(tokens))), showlegend=False))
     return fig
 
@@ -217,7 +217,7 @@ def future_share_bars(result) -> go.Figure:
     top = max([*result.encoder_future, *result.decoder_future, 0.1])
     fig.update_xaxes(title_text="layer", dtick=1)
     fig.update_yaxes(title_text="attention to later tokens", tickformat=".0%", range=[0, min(1.0, top * 1.25)])
-    title = "How much attention goes to the right of each token"
+    title = "Attention to later tokens<br><sub>the share that goes to the right of each token</sub>"
     fig.update_layout(**base_layout(title=title, height=380, barmode="group", legend=dict(orientation="h", y=-0.2)))
     return fig
 
