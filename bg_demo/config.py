@@ -54,7 +54,8 @@ class Limits:
     max_new_tokens: int = 256
     max_beams: int = 8
     max_sequences: int = 5
-    generation_seconds: float = 30.0  # generate stops after this long, whatever it was asked
+    generation_seconds: float = 30.0  # a generation stops this long after it starts running, whatever it asked for
+    batch_rows: int = 32  # rows the decoding engine runs at once; later requests wait for a free row
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ import os
 import socket
 import threading
 import time
+from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,81 @@ MODEL_CLASSES = {
 }
 
 
+class DeviceTurn:
+    """A re-entrant lock handed over in arrival order: one model call at a time on a device.
+
+    Two forward passes at once on a 2-core CPU fight over the cores and both slow down, so every
+    model call on a device takes a turn. `threading.RLock` promises no order, and the decoding loop,
+    which asks again straight after each step, would starve everyone else; here waiters are served
+    first come, first served, and `pause()` lets a long holder (beam search) step aside between steps."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._owner: int | None = None
+        self._depth = 0
+        self._waiters: deque[tuple[threading.Event, int, int]] = deque()  # (wake-up, thread id, depth)
+
+    def acquire(self, depth: int = 1) -> None:
+        me = threading.get_ident()
+        with self._guard:
+            if self._owner == me:
+                self._depth += depth
+                return
+            if self._owner is None and not self._waiters:
+                self._owner, self._depth = me, depth
+                return
+            wake = threading.Event()
+            self._waiters.append((wake, me, depth))
+        wake.wait()  # the thread that handed over made this one the owner before waking it
+
+    def release(self) -> None:
+        with self._guard:
+            if self._owner != threading.get_ident():
+                raise RuntimeError("release of a device turn this thread does not hold")
+            self._depth -= 1
+            if self._depth == 0:
+                self._hand_over()
+
+    def pause(self) -> None:
+        """Let every thread already waiting take its turn, then carry on (at any depth)."""
+        with self._guard:
+            if self._owner != threading.get_ident():
+                raise RuntimeError("pause of a device turn this thread does not hold")
+            if not self._waiters:
+                return
+            depth = self._depth
+            self._hand_over()
+        self.acquire(depth)
+
+    @property
+    def waiting(self) -> int:
+        return len(self._waiters)
+
+    def _hand_over(self) -> None:  # under self._guard
+        if self._waiters:
+            wake, self._owner, self._depth = self._waiters.popleft()
+            wake.set()
+        else:
+            self._owner, self._depth = None, 0
+
+    def __enter__(self):
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
+_TURNS: dict[str, DeviceTurn] = {}
+_TURNS_GUARD = threading.Lock()
+
+
+def device_turn(device: str) -> DeviceTurn:
+    """The one DeviceTurn of a device, shared by every model on it."""
+    with _TURNS_GUARD:
+        return _TURNS.setdefault(device, DeviceTurn())
+
+
 @dataclass(eq=False)
 class LoadedModel:
     role: str
@@ -36,12 +112,17 @@ class LoadedModel:
     model: Any  # a transformers PreTrainedModel in eval mode on `device`
     device: str
     load_seconds: float = 0.0
-    lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+    lock: DeviceTurn = field(default=None, repr=False)  # the device's turn, shared by the models on it
+
+    def __post_init__(self) -> None:
+        if self.lock is None:
+            self.lock = device_turn(self.device)
 
     @contextmanager
     def use(self, *, eager_attention: bool = False):
-        """Exclusive use of tokenizer and model: fast tokenizers are not thread-safe, and the
-        attention implementation is switched to eager only for the calls that read attention maps."""
+        """Exclusive use of tokenizer and model while holding the device's turn: fast tokenizers are
+        not thread-safe, two forward passes at once fight over the CPU's cores, and the attention
+        implementation is switched to eager only for the calls that read attention maps."""
         with self.lock:
             previous = self.model.config._attn_implementation
             if eager_attention and previous != "eager":

@@ -108,10 +108,21 @@ def _generate_args(prompt, strategy, **overrides):
     return (prompt, strategy, *settings.values())
 
 
-def test_generate_streams_text_that_only_grows(client):
+@pytest.fixture
+def slow_decoding(monkeypatch):
+    """Each decoding step takes 0.1 s longer, as on a busy machine."""
+    import time
+
+    from bg_demo.backend import engine
+
+    step = engine.DecodingEngine._step
+    monkeypatch.setattr(engine.DecodingEngine, "_step", lambda self: (time.sleep(0.1), step(self)))
+
+
+def test_generate_streams_text_that_only_grows(client, slow_decoding):
     job = client.submit(*_generate_args("Once upon a time", "top_k", seed=5, sequences=2), api_name="/generate")
     updates = list(job)
-    assert len(updates) >= 5  # one update per new token, then the finished result
+    assert len(updates) >= 4  # updates while the tokens arrive, then the finished result
     texts = [update[0] for update in updates]
     plain = [re.sub(r"<[^>]+>", "", html.unescape(text)) for text in texts]
     for before, after in zip(plain, plain[1:]):
@@ -120,6 +131,26 @@ def test_generate_streams_text_that_only_grows(client):
     assert final[3]["done"] and final[3]["seed"] == 5 and len(final[3]["texts"]) == 2
     assert "title=\"rank" in final[0]  # finished tokens carry rank and probability on hover
     assert "seed 5" in final[2]
+
+
+def test_an_api_cancel_takes_the_request_out_of_the_batch(client, slow_decoding):
+    import time
+
+    from bg_demo.backend import engine
+
+    decoding = engine.engine_for(models.get("decoder"))
+    job = client.submit(*_generate_args("Once upon a time", "temperature", max_new_tokens=256), api_name="/generate")
+    deadline = time.monotonic() + 30
+    while decoding.rows == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert decoding.rows == 1
+    job.cancel()
+    while decoding.rows and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert decoding.rows == 0
+    args = _generate_args("Once upon a time", "greedy", max_new_tokens=3)
+    _, _, summary, raw = client.predict(*args, api_name="/generate")
+    assert raw["done"] and len(raw["tokens"][0]) == 3 and "new-token limit" in summary
 
 
 def test_generate_beam_shows_the_beams(client):

@@ -2,6 +2,7 @@
 
 import csv
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -318,3 +319,28 @@ def test_changing_the_view_redraws_from_the_stored_weights(monkeypatch):
             assert attention_tab.draw(stored, view, 1, 2, hide, "entropy") is not None
     encoder_plot, decoder_plot = compare_tab.draw_heads(both, 1, 3)
     assert encoder_plot is not None and decoder_plot is not None
+
+
+def test_exports_live_in_one_folder_that_sheds_old_files(monkeypatch):
+    from bg_demo.ui import downloads
+    from bg_demo.ui.attention_tab import export
+
+    result = attention("The cat sat.", "encoder")
+    first = Path(export(result, "head", 0, 0, False, "entropy")[0])
+    assert first.parent.parent == downloads.root() and first.exists()
+    monkeypatch.setattr(downloads, "KEEP_SECONDS", -1)  # every earlier export is now old
+    second = Path(export(result, "mean", 0, 0, False, "entropy")[0])
+    assert second.exists() and not first.exists()
+    assert sorted(p.name for p in downloads.root().iterdir()) == [second.parent.name]
+
+
+def test_the_stored_result_is_compact_and_draws_the_same():
+    from bg_demo.ui import attention_tab
+
+    result = attention("The cat sat on the mat.", "encoder")
+    compact = result.compact()
+    assert compact.weights.dtype == np.float16 and compact.weights.nbytes * 2 == result.weights.nbytes
+    for view in ("head", "rollout"):
+        exact, kept = attention_view(result, view, 1, 2), attention_view(compact, view, 1, 2)
+        np.testing.assert_allclose(kept.values, exact.values, atol=1e-3)
+    assert attention_tab.draw(compact, "overview", 1, 2, True, "to_previous") is not None

@@ -66,11 +66,60 @@ def test_bad_input_shows_a_clear_error(page):
 def test_generation_example_streams_into_coloured_tokens(page):
     page.get_by_role("tab", name="Generate", exact=True).click()
     page.get_by_text("top-p 0.9, three samples, seed 42").click()
-    expect(page.get_by_text("stopped:")).to_be_visible(timeout=60_000)
+    expect(page.get_by_text(re.compile(r"new tokens in .* · stopped at"))).to_be_visible(timeout=60_000)
     expect(page.get_by_text("· seed 42")).to_be_visible()
     assert page.locator(".bg-tokens").count() == 3  # three samples side by side
     assert page.locator(".bg-tokens .bg-token[title^='rank']").count() >= 3
     expect(page.locator(".toast-body.error")).to_have_count(0)
+
+
+@pytest.fixture
+def slow_decoding(monkeypatch):
+    """Each decoding step takes 50 ms longer, so a person has time to press Stop mid-stream."""
+    import time
+
+    from bg_demo.backend.engine import DecodingEngine
+
+    step = DecodingEngine._step
+    monkeypatch.setattr(DecodingEngine, "_step", lambda self: (time.sleep(0.05), step(self)))
+
+
+def test_stop_ends_the_stream_with_its_coloured_partial_result(page, slow_decoding):
+    page.get_by_role("tab", name="Generate", exact=True).click()
+    page.get_by_label("Prompt (empty = start").fill("Once upon a time")
+    page.get_by_label("temperature", exact=True).check()
+    page.get_by_label("number input for New tokens").fill("256")
+    page.get_by_role("button", name="Generate", exact=True).click()
+    expect(page.get_by_text(re.compile(r"writing… [1-9]\d* new tokens so far"))).to_be_visible(timeout=30_000)
+    page.get_by_role("button", name="Stop", exact=True).click()
+    status = page.get_by_text(re.compile(r"stopped after \d+ tokens \(Stop pressed\)"))
+    expect(status).to_be_visible(timeout=10_000)
+    n = int(re.search(r"stopped after (\d+) tokens", status.inner_text()).group(1))
+    assert 0 < n < 256
+    assert page.locator(".bg-tokens .bg-token[title^='rank']").count() == n  # every token so far, coloured
+    expect(page.get_by_text(re.compile(r"· seed \d+"))).to_be_visible()
+
+
+def test_closing_the_tab_mid_stream_frees_its_place_in_the_batch(browser, app_url, slow_decoding):
+    import time
+
+    from bg_demo import models
+    from bg_demo.backend import engine
+
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(app_url)
+    page.get_by_role("tab", name="Generate", exact=True).click()
+    page.get_by_label("Prompt (empty = start").fill("Once upon a time")
+    page.get_by_label("number input for New tokens").fill("256")
+    page.get_by_role("button", name="Generate", exact=True).click()
+    expect(page.get_by_text(re.compile(r"writing… [1-9]\d* new tokens so far"))).to_be_visible(timeout=30_000)
+    decoding = engine.engine_for(models.get("decoder"))
+    assert decoding.rows == 1
+    page.close()
+    deadline = time.monotonic() + 30
+    while decoding.rows and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert decoding.rows == 0  # the request left the batch long before its 256 tokens
 
 
 def _visible(page, selector: str):

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from bg_demo import models
-from bg_demo.backend.generate import TokenStreamer, generate, prepare, run
+from bg_demo.backend.generate import generate, generate_stream
 from bg_demo.errors import InputError
 
 PROMPTS = ["Once upon a time in a distant galaxy,", "Artificial intelligence is transforming the world by"]
@@ -101,39 +101,70 @@ def test_beam_view_keeps_num_beams_per_step_best_first():
         assert len(step.beams) == 3 and scores == sorted(scores, reverse=True) and max(scores) < 0
 
 
-def test_stream_grows_monotonically_and_ends_with_the_full_result():
-    updates = list(run(prepare(PROMPTS[0], "top_k", seed=7, max_new_tokens=12, top_k=20)))
+def test_stream_grows_and_is_coloured_as_it_goes_then_ends_with_the_full_result():
+    updates = list(generate_stream(PROMPTS[0], "top_k", seed=7, max_new_tokens=12, top_k=20))
     partial, final = updates[:-1], updates[-1]
-    assert len(partial) == 12 and not any(update.done for update in partial)
+    assert partial and not any(update.done for update in partial)
     for before, after in zip(updates, updates[1:]):
-        assert after.texts[0].startswith(before.texts[0]) and len(after.texts[0]) >= len(before.texts[0])
+        assert after.texts[0].startswith(before.texts[0]) and after.n_tokens >= before.n_tokens
+        assert after.tokens[0][: before.n_tokens] == before.tokens[0]  # tokens arrive with their probability
     assert final.done and final.stopped in {"max new tokens", "end of text"}
     assert final.texts == generate(PROMPTS[0], "top_k", max_new_tokens=12, top_k=20, seed=7).texts
 
 
-def test_stream_advanced_from_different_threads_releases_the_model():
-    """Gradio runs each step of a generator on whichever worker thread is free."""
-    stream, updates = run(prepare(PROMPTS[0], "greedy", max_new_tokens=4)), []
+def test_stream_advanced_from_different_threads():
+    """Gradio may run each step of a generator on whichever worker thread is free."""
+    stream, updates = generate_stream(PROMPTS[0], "greedy", max_new_tokens=4), []
     while not updates or not updates[-1].done:
         worker = threading.Thread(target=lambda: updates.append(next(stream)))
         worker.start()
         worker.join(timeout=60)
         assert not worker.is_alive()
-    after = threading.Thread(target=lambda: updates.append(generate(PROMPTS[0], "greedy", max_new_tokens=2)))
-    after.start()
-    after.join(timeout=60)
-    assert not after.is_alive() and updates[-1].done  # the model's lock was released
+    assert generate(PROMPTS[0], "greedy", max_new_tokens=2).done  # nothing was left holding the model
 
 
-def test_abandoned_stream_stops_generating_and_releases_the_model(monkeypatch):
-    steps = []
-    original = TokenStreamer.put
-    monkeypatch.setattr(TokenStreamer, "put", lambda self, value: (steps.append(1), original(self, value)))
-    stream = run(prepare(PROMPTS[0], "temperature", seed=1, max_new_tokens=200))
-    next(stream)
-    stream.close()  # as when a browser goes away mid-stream
-    assert len(steps) < 50  # generation stopped soon after, not at 200 tokens
-    assert generate(PROMPTS[0], "greedy", max_new_tokens=3).done
+def test_beam_tokens_carry_the_models_probabilities(tiny_dir):
+    result = generate(PROMPTS[1], "beam", max_new_tokens=8, num_beams=3, num_return_sequences=2)
+    loaded = models.get("decoder")
+    prompt = loaded.tokenizer(PROMPTS[1])["input_ids"]
+    for tokens in result.tokens:
+        ids = prompt + [token.token_id for token in tokens]
+        with torch.no_grad():
+            probs = loaded.model(torch.tensor([ids])).logits[0].softmax(-1)
+        for i, token in enumerate(tokens):
+            step = probs[len(prompt) - 1 + i]
+            assert token.probability == pytest.approx(float(step[token.token_id]), abs=1e-5)
+            assert token.rank == int((step > step[token.token_id]).sum()) + 1
+
+
+def test_beam_view_scores_equal_generates_transition_scores(tiny_dir):
+    """Every prefix of a returned beam is in the view at its step, with the sum of generate's own
+    transition scores for its tokens as its cumulative log-probability."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_dir / "decoder")
+    model = AutoModelForCausalLM.from_pretrained(tiny_dir / "decoder").eval()
+    enc = tokenizer(PROMPTS[0], return_tensors="pt")
+    out = model.generate(
+        **enc, max_new_tokens=6, num_beams=3, num_return_sequences=3, do_sample=False, output_scores=True,
+        return_dict_in_generate=True, pad_token_id=tokenizer.eos_token_id,
+    )
+    transitions = model.compute_transition_scores(out.sequences, out.scores, out.beam_indices, normalize_logits=False)
+    ours = generate(PROMPTS[0], "beam", max_new_tokens=6, num_beams=3, num_return_sequences=3)
+    prompt_length = enc["input_ids"].shape[1]
+    checked = 0
+    for sequence, scores in zip(out.sequences[:, prompt_length:].tolist(), transitions.tolist()):
+        total = 0.0
+        for step in range(1, len(sequence)):
+            total += scores[step - 1]
+            beams = dict(ours.beam_steps[step - 1].beams)
+            prefix = tokenizer.decode(sequence[:step])
+            assert beams[prefix] == pytest.approx(total, abs=1e-4)
+            checked += 1
+    assert checked >= 9
+    best_length = len(ours.tokens[0])
+    best = sum(transitions[0].tolist()[:best_length]) / best_length  # generate's length penalty is 1
+    assert best == pytest.approx(float(out.sequences_scores[0]), abs=1e-4)
 
 
 @pytest.mark.parametrize(

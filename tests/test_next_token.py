@@ -100,3 +100,26 @@ def test_logit_lens_cuts_long_text():
     assert result.truncated and len(result.tokens) == MAX_LENS_TOKENS
     with pytest.raises(InputError, match="empty"):
         logit_lens("  ")
+
+
+def test_logit_lens_every_layer_equals_ln_f_and_the_lm_head_on_its_hidden_state(tiny_dir):
+    """An independent reference for every row: transformers' own model, `output_hidden_states`, then
+    the final layer norm and the LM head (the last hidden state has had its layer norm already)."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    text = "The cat sat on the mat"
+    result = logit_lens(text)
+    tokenizer = AutoTokenizer.from_pretrained(tiny_dir / "decoder")
+    model = AutoModelForCausalLM.from_pretrained(tiny_dir / "decoder").eval()
+    with torch.no_grad():
+        hidden = model(**tokenizer(text, return_tensors="pt"), output_hidden_states=True).hidden_states
+        normed = [model.transformer.ln_f(h) for h in hidden[:-1]] + [hidden[-1]]
+        probs = torch.stack([model.lm_head(h)[0].softmax(-1) for h in normed])  # (L + 1, T, V)
+    final = probs[-1].argmax(-1)  # (T,)
+    top = probs.max(-1)
+    np.testing.assert_allclose(result.probabilities, top.values.numpy(), atol=1e-5)
+    expected = tuple(tuple(token_text(tokenizer, int(i)) for i in row) for row in top.indices.tolist())
+    assert result.predictions == expected
+    chosen = probs.gather(-1, final[None, :, None].expand(len(normed), -1, 1))
+    np.testing.assert_array_equal(result.final_rank, ((probs > chosen).sum(-1) + 1).numpy())
+    assert len(set(result.predictions)) > 1  # the layers differ: the test would notice a row read wrongly

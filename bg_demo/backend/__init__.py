@@ -5,7 +5,8 @@ from bg_demo.backend.classify import classify
 from bg_demo.backend.compare import compare, model_facts, predict_masked_both, same_word
 from bg_demo.backend.entities import recognize_entities
 from bg_demo.backend.fill_mask import fill_mask
-from bg_demo.backend.generate import generate, generate_stream
+from bg_demo.backend.generate import GenerationSettings, generate, generate_stream
+from bg_demo.backend.generate import submit as submit_generation
 from bg_demo.backend.logit_lens import logit_lens
 from bg_demo.backend.next_sentence import next_sentence
 from bg_demo.backend.next_token import next_token
@@ -13,6 +14,7 @@ from bg_demo.backend.pretraining import causal_lm, input_representation, mlm_cor
 from bg_demo.backend.qa import answer
 
 __all__ = [
+    "GenerationSettings",
     "answer",
     "attention",
     "causal_lm",
@@ -32,6 +34,7 @@ __all__ = [
     "predict_masked_both",
     "recognize_entities",
     "same_word",
+    "submit_generation",
 ]
 
 

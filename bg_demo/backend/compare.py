@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import statistics
 import time
@@ -35,6 +36,10 @@ class CompareResult(Result):
     decoder: AttentionResult
     encoder_future: np.ndarray  # (L_enc,) per layer, share of attention on keys after the query: > 0
     decoder_future: np.ndarray  # (L_dec,) the same for GPT-2: exactly 0, its causal mask hides the right
+
+    def compact(self) -> CompareResult:
+        """The same result with float16 attention weights (see `AttentionResult.compact`)."""
+        return dataclasses.replace(self, encoder=self.encoder.compact(), decoder=self.decoder.compact())
 
     def summary(self) -> dict:
         """to_dict() with each model's weights replaced by their shape."""

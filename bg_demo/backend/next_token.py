@@ -14,7 +14,7 @@ import numpy as np
 
 from bg_demo import models
 from bg_demo.backend._common import Result, require_float, require_int, require_text, token_text
-from bg_demo.backend.generate import prompt_ids, seeded
+from bg_demo.backend.generate import MAX_SEED, prompt_ids
 from bg_demo.errors import InputError
 
 MAX_CANDIDATES = 50
@@ -85,7 +85,7 @@ def next_token(
     top_k = require_int(top_k, "Top-k (0 = off)", 0, 1000)
     top_p = require_float(top_p, "Top-p", 0.01, 1.0)
     n = require_int(n, "Candidates shown", 1, MAX_CANDIDATES)
-    seed = random.randrange(2**31) if seed in (None, "") else require_int(seed, "Seed", 0, 2**31 - 1)
+    seed = random.randrange(MAX_SEED) if seed in (None, "") else require_int(seed, "Seed", 0, MAX_SEED)
     text = text.strip() if isinstance(text, str) and text.strip() else ""
     if text:
         text = require_text(text, "text")
@@ -97,14 +97,15 @@ def next_token(
                 raise InputError("The token ids do not fit this model: start again from a text.")
             ids = torch.tensor([list(token_ids)])
         else:
-            ids = prompt_ids(tokenizer, text, limit, 1)
+            ids = torch.tensor([prompt_ids(tokenizer, text, limit, 1)])
         ids = ids.to(loaded.device)
         with torch.inference_mode():
             logits = model(ids).logits[:, -1].float()  # (1, V)
             scaled, after_k, after_p = filtered_scores(ids, logits, temperature, top_k, top_p)
             final = after_p.softmax(-1)
-            with seeded(seed):  # the same draw generate makes: multinomial on the filtered softmax
-                sampled_id = int(torch.multinomial(final, 1)[0, 0])
+            # the draw generate makes with this seed: multinomial on the filtered softmax, in its own generator
+            generator = torch.Generator(device=final.device).manual_seed(seed)
+            sampled_id = int(torch.multinomial(final, 1, generator=generator)[0, 0])
         context = tokenizer.decode(ids[0].tolist())
         probs, scaled_p = logits.softmax(-1)[0].cpu().numpy(), scaled.softmax(-1)[0].cpu().numpy()
         kept_k, kept_p = torch.isfinite(after_k)[0].cpu().numpy(), torch.isfinite(after_p)[0].cpu().numpy()

@@ -26,11 +26,11 @@ def probability_colour(probability: float) -> str:
 
 def token_probability_html(result, sequence: int = 0) -> str:
     """The prompt, then each generated token on a background coloured by its probability; hovering a
-    token shows its rank and probability. While streaming (no probabilities yet) the text is plain."""
+    token shows its rank and probability, while streaming too."""
     prompt = html.escape(result.prompt)
     if not result.texts:
         return f'<div class="bg-tokens"><span class="bg-prompt">{prompt}</span></div>'
-    if not result.done or not result.tokens:
+    if sequence >= len(result.tokens) or not result.tokens[sequence]:
         body = html.escape(result.texts[sequence])
     else:
         body = "".join(

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-import tempfile
-from pathlib import Path
 
 import gradio as gr
 
@@ -13,7 +11,7 @@ from bg_demo import backend, figures
 from bg_demo.backend.attention import ATTENTION_MAX_TOKENS, HEAD_STATS, VIEWS, attention_view
 from bg_demo.config import LIMITS
 from bg_demo.figures.style import OKABE_ITO
-from bg_demo.ui import common
+from bg_demo.ui import common, downloads
 from bg_demo.ui.links import Page, share_row
 from bg_demo.ui.strings import examples, t
 
@@ -31,7 +29,7 @@ def notice(result) -> str:
 def show(text: str, role: str, progress=gr.Progress()):
     result = common.run(role, backend.attention, text, role, progress=progress)
     marks = [t("attention.special") if special else None for special in result.special]
-    return result, notice(result), common.token_view(result.tokens, marks), result.summary()
+    return result.compact(), notice(result), common.token_view(result.tokens, marks), result.summary()
 
 
 def fit_sliders(result, layer: int, head: int):
@@ -57,8 +55,8 @@ def export(result, view: str, layer: int, head: int, hide: bool, stat: str):
 
 
 def write_files(data, stem: str) -> list[str]:
-    """The view as a long-form CSV and as JSON, in a fresh temporary folder gradio may serve from."""
-    folder = Path(tempfile.mkdtemp(prefix="bg_demo-"))
+    """The view as a long-form CSV and as JSON, in a fresh folder gradio may serve from (see `downloads`)."""
+    folder = downloads.new_folder()
     with open(folder / f"{stem}.csv", "w", newline="", encoding="utf-8") as file:
         csv.writer(file).writerows(data.rows())
     (folder / f"{stem}.json").write_text(json.dumps(data.to_dict(), ensure_ascii=False), encoding="utf-8")
@@ -79,7 +77,7 @@ def build() -> list[Page]:
                 choices = [(t(f"attention.role.{role}"), role) for role in ROLES]
                 role = gr.Radio(choices, value="encoder", label=t("attention.role"))
                 button = gr.Button(t("attention.run"), variant="primary")
-        state = gr.State(None)
+        state = gr.State(None, time_to_live=common.STATE_SECONDS)  # the weights every redraw reads
         summary = gr.Markdown(render=False)
         tokens = gr.HighlightedText(
             label=t("attention.tokens"), color_map={t("attention.special"): OKABE_ITO["sky"]}, render=False

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import threading
+import time
 from contextlib import contextmanager
 
 import gradio as gr
@@ -13,6 +16,9 @@ from bg_demo.ui.strings import t
 
 log = logging.getLogger(__name__)
 
+STREAM_INTERVAL = 0.15  # seconds between two messages of one stream
+STATE_SECONDS = 3600  # a session's stored results expire this long after their last update (or when its tab closes)
+
 
 def run(role: str, fn, *args, progress: gr.Progress | None = None, **kwargs):
     """Call a backend function; a user mistake or a missing model becomes a gr.Error the user can act on."""
@@ -21,11 +27,62 @@ def run(role: str, fn, *args, progress: gr.Progress | None = None, **kwargs):
         return fn(*args, **kwargs)
 
 
-def stream(role: str, results, progress: gr.Progress | None = None):
-    """Iterate a backend generator with the same error handling as `run`."""
+class Streams:
+    """The generations each browser session has running, so that Stop can end them with their result
+    (the engine finishes a cancelled request and its stream yields it) instead of cutting the stream."""
+
+    def __init__(self) -> None:
+        self._by_session: dict[str, set] = {}
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def running(self, session: str, handle):
+        with self._lock:
+            self._by_session.setdefault(session, set()).add(handle)
+        try:
+            yield handle
+        finally:
+            with self._lock:
+                handles = self._by_session.get(session, set())
+                handles.discard(handle)
+                if not handles:
+                    self._by_session.pop(session, None)
+
+    def of(self, session: str) -> set:
+        with self._lock:
+            return set(self._by_session.get(session, ()))
+
+    async def stop(self, session: str, wait: float = 2.0) -> int:
+        """Cancel the session's generations and wait (without blocking the event loop) until their streams
+        have sent their last result. Returns how many there were."""
+        handles = self.of(session)
+        for handle in handles:
+            handle.cancel()
+        deadline = time.monotonic() + wait
+        while handles & self.of(session) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        return len(handles)
+
+
+STREAMS = Streams()
+
+
+async def stream(role: str, submit, session: str, progress: gr.Progress | None = None):
+    """Start a backend stream with `submit()` (in a worker thread: it may load the model) and relay its
+    updates on the event loop: no thread is held while a student waits, and a cancelled stream (Stop, a
+    closed tab, an API cancel) only marks its request cancelled, never waits on the model."""
     _loading_notice(role, progress)
     with _user_errors(role):
-        yield from results
+        handle = await asyncio.to_thread(submit)
+        try:
+            with STREAMS.running(session, handle):
+                async for update in handle:
+                    yield update
+                    # a student reads no faster than this, and every message costs the server the same
+                    # whatever it holds: a class of streams sends fewer, fuller ones (the newest is kept)
+                    await asyncio.sleep(STREAM_INTERVAL)
+        finally:
+            handle.cancel()  # a no-op once finished; at once when the stream was cut short
 
 
 def _loading_notice(role: str, progress: gr.Progress | None) -> None:

@@ -18,7 +18,7 @@ FACTS += ("position_embedding", "max_positions", "max_length", "attention_type")
 def attend(text: str, progress=gr.Progress()):
     result = common.run("encoder", backend.compare, text, progress=progress)
     mask = figures.causal_mask_figure(len(result.decoder.tokens), result.decoder.tokens)
-    return result, mask, figures.future_share_bars(result), result.summary()
+    return result.compact(), mask, figures.future_share_bars(result), result.summary()
 
 
 def fit_sliders(result, layer: int, head: int):
@@ -83,7 +83,7 @@ def _attention_section() -> dict:
     with gr.Row():
         text = gr.Textbox(label=t("compare.text"), lines=1, max_lines=4, max_length=LIMITS.max_chars, scale=3)
         button = gr.Button(t("compare.run"), variant="primary", scale=1)
-    state = gr.State(None)
+    state = gr.State(None, time_to_live=common.STATE_SECONDS)  # both models' weights, for the redraws
     mask = gr.Plot(label=t("compare.mask_plot"), render=False)
     future = gr.Plot(label=t("compare.future_plot"), render=False)
     raw = gr.JSON(render=False)

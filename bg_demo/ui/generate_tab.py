@@ -5,7 +5,7 @@ from __future__ import annotations
 import gradio as gr
 
 from bg_demo import backend, figures
-from bg_demo.backend.generate import SAMPLING, STRATEGIES
+from bg_demo.backend.generate import SAMPLING, STRATEGIES, GenerationSettings
 from bg_demo.config import LIMITS
 from bg_demo.ui import common, logit_lens_tab, next_token_tab
 from bg_demo.ui.links import Page, share_row
@@ -13,12 +13,14 @@ from bg_demo.ui.strings import examples, t
 
 
 def status(result) -> str:
-    if not result.done:
-        return t("generate.streaming")
-    n = sum(len(tokens) for tokens in result.tokens)
     seed = t("generate.status_seed", seed=result.seed) if result.seed is not None else ""
-    rate = n / result.seconds if result.seconds > 0 else 0.0
-    return t("generate.status", tokens=n, seconds=result.seconds, rate=rate, seed=seed, stopped=result.stopped)
+    if result.waiting:
+        return t("generate.waiting", n=result.waiting)
+    if not result.done:
+        return t("generate.streaming", tokens=result.n_tokens, seed=seed)
+    rate = result.n_tokens / result.seconds if result.seconds > 0 else 0.0
+    why = t(f"generate.why.{result.stopped}", tokens=result.n_tokens, seconds=LIMITS.generation_seconds)
+    return t("generate.status", tokens=result.n_tokens, seconds=result.seconds, rate=rate, seed=seed, why=why)
 
 
 def view(result):
@@ -27,20 +29,29 @@ def view(result):
         + figures.token_probability_html(result, i)
         for i in range(len(result.texts))
     ]
-    if result.done:
-        cards.append(figures.probability_legend_html())
+    if not result.done:  # while streaming only the text and the status change
+        return "".join(cards), gr.skip(), status(result), gr.skip()
+    cards.append(figures.probability_legend_html())
     beams = gr.Plot(figures.beam_figure(result), visible=True) if result.beam_steps else gr.Plot(visible=False)
-    return "".join(cards), beams, status(result), result.to_dict() if result.done else None
+    return "".join(cards), beams, status(result), result.to_dict()
 
 
-def generate(prompt, strategy, max_new_tokens, temperature, top_k, top_p, num_beams, num_return_sequences,
-             seed, no_repeat_ngram_size, repetition_penalty, progress=gr.Progress()):
-    results = backend.generate_stream(
-        prompt, strategy, max_new_tokens, temperature, top_k, top_p, num_beams, num_return_sequences, seed,
-        no_repeat_ngram_size=no_repeat_ngram_size, repetition_penalty=repetition_penalty,
-    )
-    for result in common.stream("decoder", results, progress):
+async def generate(prompt, strategy, max_new_tokens, temperature, top_k, top_p, num_beams, num_return_sequences,
+                   seed, no_repeat_ngram_size, repetition_penalty, request: gr.Request, progress=gr.Progress()):
+    def submit():
+        settings = GenerationSettings(
+            strategy, max_new_tokens, temperature, top_k, top_p, num_beams, num_return_sequences, seed,
+            no_repeat_ngram_size, repetition_penalty,
+        )
+        return backend.submit_generation(prompt, settings)
+
+    async for result in common.stream("decoder", submit, request.session_hash, progress):
         yield view(result)
+
+
+async def stop_generating(request: gr.Request) -> None:
+    """End this browser's generations: each stream sends its partial result, coloured, as its last."""
+    await common.STREAMS.stop(request.session_hash)
 
 
 def controls_for(strategy: str):
@@ -96,18 +107,24 @@ def _build_generation() -> dict:
     beams = gr.Plot(label=t("generate.beams"), visible=False, render=False)
     summary = gr.Markdown(render=False)
     raw = gr.JSON(render=False)
-    inputs = [prompt, strategy, max_new_tokens, temperature, top_k, top_p, num_beams, sequences, seed, no_repeat, penalty]
+    inputs = [prompt, strategy, max_new_tokens, temperature, top_k, top_p, num_beams, sequences, seed, no_repeat,
+              penalty]
     outputs = [text, beams, summary, raw]
-    clicked = run.click(generate, inputs, outputs, api_name="generate", concurrency_id="decoder")
-    submitted = prompt.submit(generate, inputs, outputs, api_visibility="private", concurrency_id="decoder")
+    # generations wait on the engine without holding a thread: as many run at once as the engine has rows
+    streaming = dict(concurrency_id="generate", concurrency_limit=LIMITS.batch_rows)
+    clicked = run.click(generate, inputs, outputs, api_name="generate", **streaming)
+    submitted = prompt.submit(generate, inputs, outputs, api_visibility="private", **streaming)
     rows = examples()["generate"]  # after the click: the examples' own event must not take the name
     # examples only fill the inputs, then start the same Generate event, so Stop can stop every run
     loaded = gr.Examples(
         [row["inputs"] for row in rows], inputs, label=t("common.examples"),
         example_labels=[row["label"] for row in rows], api_visibility="private",
-    ).load_input_event.then(generate, inputs, outputs, api_visibility="private", concurrency_id="decoder")
+    ).load_input_event.then(generate, inputs, outputs, api_visibility="private", **streaming)
     common.render_outputs(outputs)
-    stop.click(None, cancels=[clicked, submitted, loaded])
+    # Stop ends a running generation with its result so far, then cancels any still waiting in the queue
+    stop.click(stop_generating, None, None, api_visibility="private", concurrency_limit=None).then(
+        None, cancels=[clicked, submitted, loaded]
+    )
     strategy.change(controls_for, strategy, [temperature, top_k, top_p, num_beams, seed], api_visibility="private")
     names = ("prompt", "strategy", "max_new_tokens", "temperature", "top_k", "top_p", "num_beams", "sequences", "seed",
              "no_repeat_ngram_size", "repetition_penalty")

@@ -50,7 +50,7 @@ def build() -> dict:
             top_p = gr.Slider(0.05, 1.0, value=1.0, step=0.05, label=t("lab.top_p"))
             seed = gr.Number(0, precision=0, label=t("generate.seed"))
         show_button = gr.Button(t("lab.show"), variant="primary")
-        state = gr.State(None)
+        state = gr.State(None, time_to_live=common.STATE_SECONDS)
         plot = gr.Plot(label=t("lab.plot"), render=False)
         context = gr.Textbox(label=t("lab.context"), interactive=False, render=False)
         picked = gr.Dropdown(label=t("lab.pick"), choices=[], render=False)

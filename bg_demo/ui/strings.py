@@ -121,9 +121,14 @@ EN = {
     "generate.output": "Generated text, each new token coloured by how likely the model found it (hover for rank)",
     "generate.beams": "Beam search, step by step",
     "generate.sequence": "Sequence {n}",
-    "generate.status": "{tokens} new tokens in {seconds:.1f} s ({rate:.1f} tokens/s){seed} · stopped: {stopped}",
+    "generate.status": "{tokens} new tokens in {seconds:.1f} s ({rate:.1f} tokens/s){seed} · {why}",
     "generate.status_seed": " · seed {seed}",
-    "generate.streaming": "writing…",
+    "generate.streaming": "writing… {tokens} new tokens so far{seed}",
+    "generate.waiting": "waiting for a free place: {n} request(s) ahead of yours…",
+    "generate.why.end of text": "stopped at the end-of-text token",
+    "generate.why.max new tokens": "stopped at the new-token limit",
+    "generate.why.time budget": "stopped at the time limit of {seconds:.0f} s",
+    "generate.why.stopped": "stopped after {tokens} tokens (Stop pressed)",
     # next-token lab
     "lab.sub": "Next-token lab",
     "lab.about": (

@@ -1,0 +1,299 @@
+"""A class on one machine: students using the running app at once through the Gradio API, on loopback.
+
+    python bench/classroom.py [--size base|tiny] [--requests 1000] [--students 20 40]
+
+--size base (the default) serves random weights with the real bert-base, DistilBERT and GPT-2 shapes
+(the tiny models' tokenizers feed them), so each request costs what it costs with the default models.
+The phases, each printed as a table, every ratio against the lone student measured in the same run:
+
+1. lone: one student calls each endpoint in turn: the lone latency of each.
+2. burst: N students press Generate (20 greedy tokens) at the same moment, while one more keeps
+   using the BERT tabs; p50/p95 of each, and the decoding rate against one stream.
+3. stop: N students start 200-token generations and leave after a second, half pressing Stop (an
+   API cancel), half closing their tab (their heartbeat ends); then a beam search (8 beams) is
+   stopped and one student generates right after it.
+4. class: 40 students send `--requests` mixed requests (fill-mask, sentiment, generation, attention,
+   compare; one generation in ten stopped mid-stream): resident memory after the first 100 and at the end.
+
+All along, a probe loads the page every 100 ms; each phase prints its slowest answer. Requests lost
+(errors other than the cancels the benchmark itself makes) must be 0. The students run in a process of
+their own, as they would on their own devices (in the server's process their clients would take its
+interpreter lock); memory is the server's. Traffic stays on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import random
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from collections import defaultdict
+from pathlib import Path
+
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+TEXT = "The animal didn't cross the street because it was too tired."
+CALLS = {
+    "/fill_mask": ("The cat sat on the [MASK].", 5),
+    "/classify": ("I loved this movie, the acting was wonderful.",),
+    "/generate": ("Once upon a time", "greedy", 20, 1.0, 50, 0.9, 4, 1, None, 0, 1.0),
+    "/attention": (TEXT, "encoder"),
+    "/compare": (TEXT,),
+}
+LONG = ("Once upon a time", "temperature", 200, 1.0, 50, 0.9, 4, 1, None, 0, 1.0)
+BEAM = ("Once upon a time", "beam", 200, 1.0, 50, 0.9, 8, 1, None, 0, 1.0)
+BERT = ("/fill_mask", "/classify")
+
+
+def build_models(size: str) -> str:
+    from bg_demo.testing import build_tiny_models
+
+    folder = tempfile.mkdtemp(prefix=f"bg-demo-classroom-{size}-")
+    build_tiny_models(folder, roles=("encoder", "sentiment", "decoder"))
+    if size == "base":
+        import torch
+        from transformers import (
+            AutoTokenizer,
+            BertConfig,
+            BertForPreTraining,
+            DistilBertConfig,
+            DistilBertForSequenceClassification,
+            GPT2Config,
+            GPT2LMHeadModel,
+        )
+
+        torch.manual_seed(0)
+        labels = dict(id2label={0: "NEGATIVE", 1: "POSITIVE"}, label2id={"NEGATIVE": 0, "POSITIVE": 1})
+        BertForPreTraining(BertConfig()).save_pretrained(Path(folder) / "encoder")
+        DistilBertForSequenceClassification(DistilBertConfig(**labels)).save_pretrained(Path(folder) / "sentiment")
+        gpt2 = AutoTokenizer.from_pretrained(Path(folder) / "decoder")
+        config = GPT2Config(eos_token_id=gpt2.eos_token_id, bos_token_id=gpt2.bos_token_id)
+        GPT2LMHeadModel(config).save_pretrained(Path(folder) / "decoder")
+    return folder
+
+
+def rss_mb(pid: int | str = "self") -> float:
+    """A process's resident memory (Linux)."""
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS")) / 1024
+
+
+class Probe:
+    """Loads the page every 100 ms in its own thread; `slowest()` since the last `reset()`."""
+
+    def __init__(self, url: str):
+        self.url, self._worst, self._stop = url, 0.0, threading.Event()
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self):
+        while not self._stop.is_set():
+            started = time.perf_counter()
+            with urllib.request.urlopen(self.url, timeout=30) as answer:
+                answer.read()
+            self._worst = max(self._worst, time.perf_counter() - started)
+            time.sleep(0.1)
+
+    def reset(self) -> None:
+        self._worst = 0.0
+
+    def slowest(self) -> float:
+        return self._worst
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+class Log:
+    """Latencies per endpoint and the requests lost, from many threads."""
+
+    def __init__(self):
+        self.latencies, self.lost, self._lock = defaultdict(list), [], threading.Lock()
+
+    def call(self, client, endpoint: str, args=None) -> None:
+        started = time.perf_counter()
+        try:
+            client.predict(*(args or CALLS[endpoint]), api_name=endpoint)
+        except Exception as exc:  # noqa: BLE001 - counted and reported
+            with self._lock:
+                self.lost.append(f"{endpoint}: {type(exc).__name__}: {exc}")
+            return
+        with self._lock:
+            self.latencies[endpoint].append(time.perf_counter() - started)
+
+
+def percentile(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[round(q * (len(values) - 1))] if values else float("nan")
+
+
+def clients(url: str, n: int) -> list:
+    from gradio_client import Client
+
+    return [Client(url, verbose=False) for _ in range(n)]
+
+
+def together(targets) -> float:
+    """Run the callables in threads that start at the same moment; the wall time until all are done."""
+    barrier = threading.Barrier(len(targets))
+    threads = [threading.Thread(target=lambda fn=fn: (barrier.wait(), fn())) for fn in targets]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=600)
+    return time.perf_counter() - started
+
+
+def lone(url: str, repeats: int = 5) -> dict:
+    log, (client,) = Log(), clients(url, 1)
+    for _ in range(repeats):
+        for endpoint in CALLS:
+            log.call(client, endpoint)
+    return {endpoint: statistics.median(values) for endpoint, values in log.latencies.items()}
+
+
+def burst(url: str, n: int, alone: dict) -> dict:
+    students, (bert,) = clients(url, n), clients(url, 1)
+    log, done = Log(), threading.Event()
+
+    def use_bert_tabs():
+        while not done.is_set():
+            for endpoint in BERT:
+                log.call(bert, endpoint)
+
+    prober = threading.Thread(target=use_bert_tabs)
+    prober.start()
+    wall = together([lambda c=c: log.call(c, "/generate") for c in students])
+    done.set()
+    prober.join()
+    one_stream = 20 / alone["/generate"]
+    return dict(log=log, wall=wall, rate=n * 20 / wall / one_stream)
+
+
+def stop(url: str, n: int, alone: dict, probe: Probe) -> dict:
+    students = clients(url, n)
+    probe.reset()
+    jobs = [client.submit(*LONG, api_name="/generate") for client in students]
+    time.sleep(1.0)
+    for i, (client, job) in enumerate(zip(students, jobs)):
+        job.cancel() if i % 2 else client.close()  # Stop, or a closed tab
+    time.sleep(1.0)
+    storm = probe.slowest()
+    (student,) = clients(url, 1)
+    job = student.submit(*BEAM, api_name="/generate")
+    time.sleep(1.0)
+    job.cancel()
+    log = Log()
+    log.call(student, "/generate")
+    return dict(storm=storm, after_beam=log.latencies["/generate"][0] / alone["/generate"] if log.latencies else None,
+                lost=log.lost)
+
+
+def lesson(url: str, students: int, requests: int, server: int) -> dict:
+    """`requests` mixed requests from `students` sessions; memory after the first 100 and at the end."""
+    pool, log = clients(url, students), Log()
+    endpoints = list(CALLS)
+    counter, lock, memory = [0], threading.Lock(), {}
+
+    def student(client, rng):
+        while True:
+            with lock:
+                if counter[0] >= requests:
+                    return
+                counter[0] += 1
+                if counter[0] == 100:
+                    memory["after 100"] = rss_mb(server)
+            endpoint = rng.choice(endpoints)
+            if endpoint == "/generate" and rng.random() < 0.1:
+                job = client.submit(*LONG, api_name="/generate")
+                time.sleep(rng.uniform(0.2, 1.0))
+                job.cancel()
+            else:
+                log.call(client, endpoint)
+
+    wall = together([lambda c=c, i=i: student(c, random.Random(i)) for i, c in enumerate(pool)])
+    memory["at the end"] = rss_mb(server)
+    return dict(log=log, wall=wall, memory=memory)
+
+
+def print_latencies(title: str, log: Log, alone: dict) -> None:
+    print(f"\n{title}")
+    print(f"{'endpoint':12s} {'calls':>6s} {'p50 s':>7s} {'p95 s':>7s} {'p50/lone':>9s} {'p95/lone':>9s}")
+    for endpoint, values in sorted(log.latencies.items()):
+        p50, p95 = percentile(values, 0.5), percentile(values, 0.95)
+        base = alone[endpoint]
+        print(f"{endpoint:12s} {len(values):6d} {p50:7.2f} {p95:7.2f} {p50 / base:8.1f}x {p95 / base:8.1f}x")
+    print(f"requests lost: {len(log.lost)}")
+    for failure in log.lost[:5]:
+        print("  ", failure[:200])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", choices=("base", "tiny"), default="base")
+    parser.add_argument("--students", type=int, nargs="+", default=[20, 40])
+    parser.add_argument("--requests", type=int, default=1000)
+    args = parser.parse_args()
+    os.environ["BG_DEMO_MODEL_DIR"] = build_models(args.size)
+    import torch
+
+    from bg_demo.backend import classify, fill_mask, generate
+    from bg_demo.ui import build_demo
+
+    fill_mask("A [MASK]."), classify("Warm up."), generate("Warm", max_new_tokens=2)  # load before timing
+    demo = build_demo()
+    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True)
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, {os.cpu_count()} CPUs; {args.size} models")
+    students = multiprocessing.get_context("spawn").Process(target=teach, args=(url, os.getpid(), args))
+    students.start()
+    students.join()
+    demo.close()
+    return students.exitcode
+
+
+def teach(url: str, server: int, args) -> None:
+    """The students' side: every phase, against the server at `url` (process id `server`)."""
+    probe = Probe(url)
+    memory_before = rss_mb(server)
+    alone = lone(url)
+    print("\n1. lone student (median of 5)")
+    for endpoint, seconds in alone.items():
+        print(f"{endpoint:12s} {seconds:7.2f} s")
+    print(f"slowest page: {probe.slowest():.2f} s; one stream decodes {20 / alone['/generate']:.1f} tokens/s")
+
+    for n in args.students:
+        probe.reset()
+        result = burst(url, n, alone)
+        title = f"2. burst: {n} students press Generate at once, one more uses the BERT tabs"
+        print_latencies(title, result["log"], alone)
+        print(f"all {n} done in {result['wall']:.1f} s: decoding {result['rate']:.1f}x one stream; "
+              f"slowest page {probe.slowest():.2f} s")
+
+    for n in args.students:
+        result = stop(url, n, alone, probe)
+        print(f"\n3. stop: {n} students leave 200-token streams after 1 s (half Stop, half close the tab)")
+        print(f"slowest page while they stopped: {result['storm']:.2f} s")
+        print(f"a generation right after a stopped 8-beam search: {result['after_beam']:.1f}x a lone one; "
+              f"lost {len(result['lost'])}")
+
+    probe.reset()
+    result = lesson(url, 40, args.requests, server)
+    title = f"4. class: 40 students, {args.requests} mixed requests in {result['wall']:.0f} s"
+    print_latencies(title, result["log"], alone)
+    memory = result["memory"]
+    print(f"server resident memory: {memory_before:.0f} MB before, {memory['after 100']:.0f} MB after 100 requests, "
+          f"{memory['at the end']:.0f} MB after {args.requests} "
+          f"({memory['at the end'] / memory['after 100'] - 1:+.1%}); slowest page {probe.slowest():.2f} s")
+    probe.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

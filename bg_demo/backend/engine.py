@@ -1,0 +1,420 @@
+"""The decoding engine: one per decoder model, decoding every running greedy or sampling request in one batch.
+
+A request joins at the next step (its prompt is run once, then its rows are added to the batch's KV
+cache, left-padded to a common length) and leaves as soon as it is finished, stopped or out of time.
+Each step is one forward pass of the whole batch on the model's own KV cache; each request then picks
+its tokens with transformers' own logits processors and, when sampling, its own `torch.Generator`, so
+its tokens do not depend on who else is in the batch. Each chosen token's probability and rank come
+from the step's logits. Consumers see the engine through `Handle` (iterate it for updates, `cancel()`
+it), which works the same from a thread or an event loop.
+
+Why not transformers' `ContinuousBatchingManager` (measured in `bench/continuous_batching.py`): its
+greedy tokens are right, and a running, tuned manager is as fast as one padded `generate` batch (its
+defaults size the cache from 60% of RAM and are 4x slower), but the tabs need what it lacks: per-request
+seeds (it seeds the process-wide generator), repetition penalty and no-repeat n-grams (dropped; the
+n-gram processor sees no history), `do_sample` per request, each step's logits for the probability and
+rank of the chosen token (it returns only a log-probability after the processors), and a final result
+for a cancelled request (its stream never ends). This engine is a few hundred lines on the model's own
+forward and `DynamicCache`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field, replace
+
+from bg_demo.backend._common import token_text
+from bg_demo.backend.generate import GenerationResult, GenerationSettings, Request, TokenInfo, prompt_ids
+from bg_demo.config import LIMITS
+
+log = logging.getLogger(__name__)
+
+
+class Handle:
+    """The consumer's end of one request. Iterate it (`for` in a thread, `async for` on an event loop)
+    for snapshots of the result, the last one with `done`; an error in the request is raised there.
+    Updates are snapshots, so a slow consumer skips to the newest. `cancel()` never blocks: the
+    request leaves at its next step and ends with `stopped == "stopped"`. Leaving the loop early
+    (a closed tab, `break`, an exception) cancels too."""
+
+    def __init__(self) -> None:
+        self.cancelled = threading.Event()
+        self._lock = threading.Lock()
+        self._latest: GenerationResult | BaseException | None = None
+        self._ready = threading.Event()
+        self._waker: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
+
+    def put(self, update: GenerationResult | BaseException) -> None:
+        """Engine side: the newest snapshot (or the error that ended the request)."""
+        with self._lock:
+            self._latest = update
+            waker = self._waker
+        self._ready.set()
+        if waker is not None:
+            loop, event = waker
+            try:
+                loop.call_soon_threadsafe(event.set)
+            except RuntimeError:  # the consumer's loop has closed: nobody is listening
+                self.cancel()
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+
+    def _take(self):
+        with self._lock:
+            update, self._latest = self._latest, None
+            self._ready.clear()
+        if isinstance(update, BaseException):
+            raise update
+        return update
+
+    def __iter__(self):
+        try:
+            while True:
+                self._ready.wait()
+                update = self._take()
+                if update is not None:
+                    yield update
+                    if update.done:
+                        return
+        finally:
+            self.cancel()
+
+    async def _updates(self):
+        event = asyncio.Event()
+        with self._lock:
+            self._waker = (asyncio.get_running_loop(), event)
+            if self._latest is not None:
+                event.set()
+        try:
+            while True:
+                await event.wait()
+                event.clear()
+                update = self._take()
+                if update is not None:
+                    yield update
+                    if update.done:
+                        return
+        finally:
+            self.cancel()
+
+    def __aiter__(self):
+        return self._updates()
+
+
+@dataclass(eq=False)
+class _Running:
+    """One request inside the engine: its rows of the batch, and what it has made so far."""
+
+    request: Request
+    handle: Handle
+    base: GenerationResult  # the empty result, filled in at each step
+    ids: object  # (n, T) long tensor: prompt and new tokens, what the logits processors read
+    processors: object  # a LogitsProcessorList
+    generator: object  # torch.Generator when sampling, else None
+    started: float  # time.monotonic() when it started running
+    unfinished: object  # (n,) long tensor: 1 while a row has not made its end-of-text token
+    tokens: list[list[TokenInfo]] = field(default_factory=list)  # per row, the tokens up to its end-of-text
+    steps: int = 0
+    published: int = -1  # `steps` when the consumer was last sent a snapshot
+
+    @property
+    def rows(self) -> int:
+        return self.ids.shape[0]
+
+    def why_stopped(self) -> str:
+        """Why it must stop now, or "" to go on; checked after each new token, like `generate`'s criteria."""
+        if not int(self.unfinished.max()):
+            return "end of text"
+        if self.steps >= self.request.settings.max_new_tokens:
+            return "max new tokens"
+        if self.handle.cancelled.is_set():
+            return "stopped"
+        if time.monotonic() - self.started >= LIMITS.generation_seconds:
+            return "time budget"
+        return ""
+
+
+def logits_processors(settings: GenerationSettings):
+    """The processors `generate` builds for these settings, in its order (repetition controls, then the
+    sampling warpers: temperature, top-k, top-p)."""
+    from transformers import (
+        LogitsProcessorList,
+        NoRepeatNGramLogitsProcessor,
+        RepetitionPenaltyLogitsProcessor,
+        TemperatureLogitsWarper,
+        TopKLogitsWarper,
+        TopPLogitsWarper,
+    )
+
+    processors = LogitsProcessorList()
+    if settings.repetition_penalty != 1.0:
+        processors.append(RepetitionPenaltyLogitsProcessor(settings.repetition_penalty))
+    if settings.no_repeat_ngram_size:
+        processors.append(NoRepeatNGramLogitsProcessor(settings.no_repeat_ngram_size))
+    if settings.do_sample:
+        if settings.temperature != 1.0:
+            processors.append(TemperatureLogitsWarper(settings.temperature))
+        if settings.top_k:
+            processors.append(TopKLogitsWarper(top_k=settings.top_k))
+        if settings.top_p < 1.0:
+            processors.append(TopPLogitsWarper(top_p=settings.top_p))
+    return processors
+
+
+class DecodingEngine:
+    """Batches every running request of one decoder model; a daemon thread does all the model work."""
+
+    def __init__(self, loaded, max_rows: int | None = None) -> None:
+        self.loaded = loaded
+        self.max_rows = max_rows or LIMITS.batch_rows
+        self._pending: deque[tuple[Request, Handle]] = deque()
+        self._wake = threading.Condition()
+        self._running: list[_Running] = []
+        self._thread: threading.Thread | None = None
+        # the batch: row i belongs to the request whose rows cover i, in `_running` order
+        self._cache = None  # DynamicCache, (B, heads, T, head size) per layer
+        self._mask = None  # (B, T) long: 0 on left padding
+        self._positions = None  # (B,) long: the position of each row's next token
+        self._last = None  # (B,) long: each row's newest token, the next step's input
+
+    def submit(self, request: Request) -> Handle:
+        handle = Handle()
+        with self._wake:
+            if self._pending or self.rows + request.settings.num_return_sequences > self.max_rows:
+                handle.put(request.started(self.loaded.model_id, waiting=len(self._pending) + 1))
+            self._pending.append((request, handle))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="bg-demo-engine", daemon=True)
+                self._thread.start()
+            self._wake.notify()
+        return handle
+
+    @property
+    def rows(self) -> int:
+        return sum(running.rows for running in self._running)
+
+    def _loop(self) -> None:
+        while True:
+            try:
+                self._turn()
+            except BaseException as exc:  # noqa: BLE001 - the engine must outlive any one request
+                log.exception("the decoding engine failed; its running requests get the error")
+                for running in self._running:
+                    running.handle.put(exc)
+                self._running, self._cache = [], None
+
+    def _turn(self) -> None:
+        """Admit who waits (as many as fit), then one step of the batch."""
+        with self._wake:
+            while not self._pending and not self._running:
+                self._wake.wait()
+            arrivals, free = [], self.max_rows - self.rows
+            while self._pending:  # as many as fit; one too big for the batch runs on its own
+                wanted = self._pending[0][0].settings.num_return_sequences
+                if wanted > free and (arrivals or self._running):
+                    break
+                request, handle = self._pending.popleft()
+                if handle.cancelled.is_set():  # stopped while waiting: it ends without having run
+                    handle.put(request.started(self.loaded.model_id, done=True, stopped="stopped"))
+                else:
+                    arrivals.append((request, handle))
+                    free -= request.settings.num_return_sequences
+        if arrivals:
+            self._admit(arrivals)
+        if self._running:
+            self._step()
+
+    def _admit(self, arrivals: list[tuple[Request, Handle]]) -> None:
+        """Run the new prompts (in left-padded groups), pick their first tokens, and add their rows to the batch."""
+        started = time.monotonic()
+        with self.loaded.use() as (tokenizer, model):
+            limit = getattr(model.config, "n_positions", None) or model.config.max_position_embeddings
+            prompts = []
+            for request, handle in arrivals:
+                try:
+                    ids = prompt_ids(tokenizer, request.prompt, limit, request.settings.max_new_tokens)
+                except BaseException as exc:  # noqa: BLE001 - the request's consumer raises it
+                    handle.put(exc)
+                    continue
+                prompts.append((request, handle, ids))
+            for group in _groups(prompts):
+                try:
+                    self._prefill(group, tokenizer, model, started)
+                except BaseException as exc:  # noqa: BLE001 - the group's consumers raise it
+                    log.exception("prefill failed")
+                    for _, handle, _ in group:
+                        handle.put(exc)
+            self._publish(tokenizer)
+
+    def _prefill(self, group, tokenizer, model, started: float) -> None:
+        import torch
+        from transformers import DynamicCache
+
+        device, eos = self.loaded.device, tokenizer.eos_token_id
+        rows = [ids for request, _, ids in group for _ in range(request.settings.num_return_sequences)]
+        width = max(len(ids) for ids in rows)
+        ids = torch.tensor([[eos] * (width - len(row)) + row for row in rows], device=device)  # (R, T) left-padded
+        mask = torch.tensor([[0] * (width - len(row)) + [1] * len(row) for row in rows], device=device)
+        positions = (mask.cumsum(-1) - 1).clamp(min=0)  # each row counts from its own first token, as generate does
+        cache = DynamicCache(config=model.config)
+        with torch.inference_mode():
+            logits = model(
+                input_ids=ids, attention_mask=mask, position_ids=positions, past_key_values=cache, use_cache=True,
+                logits_to_keep=1,
+            ).logits[:, -1]
+        runnings = []
+        for request, handle, prompt in group:
+            settings, n = request.settings, request.settings.num_return_sequences
+            generator = None
+            if settings.do_sample:
+                generator = torch.Generator(device=device).manual_seed(settings.seed)
+            runnings.append(_Running(
+                request, handle, request.started(self.loaded.model_id), torch.tensor([prompt] * n, device=device),
+                logits_processors(settings), generator, started, torch.ones(n, dtype=torch.long, device=device),
+                [[] for _ in range(n)],
+            ))
+        chosen = self._choose(runnings, logits.float(), tokenizer)
+        self._join(cache, mask, chosen)
+        self._running.extend(runnings)
+
+    def _step(self) -> None:
+        """One forward pass of the whole batch, one token for every row, then out with the finished."""
+        import torch
+
+        with self.loaded.use() as (tokenizer, model):
+            mask = torch.cat([self._mask, torch.ones_like(self._mask[:, :1])], dim=1)
+            with torch.inference_mode():
+                out = model(
+                    input_ids=self._last[:, None], attention_mask=mask, position_ids=self._positions[:, None],
+                    past_key_values=self._cache, use_cache=True,
+                )
+            self._mask, self._positions = mask, self._positions + 1
+            self._last = self._choose(self._running, out.logits[:, -1].float(), tokenizer)
+            self._publish(tokenizer)
+
+    def _choose(self, runnings: list[_Running], logits, tokenizer):
+        """Each request's next tokens from its rows of `logits` (B, V), as `generate` picks them; records
+        each token's probability and rank under the model. Returns the (B,) chosen ids."""
+        import torch
+
+        chosen, row = [], 0
+        for running in runnings:
+            raw = logits[row : row + running.rows]  # (n, V)
+            row += running.rows
+            with torch.inference_mode():
+                scores = running.processors(running.ids, raw.clone()) if running.processors else raw
+                if running.generator is not None:
+                    picked = torch.multinomial(scores.softmax(-1), 1, generator=running.generator).squeeze(1)
+                else:
+                    picked = scores.argmax(-1)
+            eos = tokenizer.eos_token_id
+            picked = picked * running.unfinished + eos * (1 - running.unfinished)  # finished rows pad, as in generate
+            chosen.append(picked)
+        picked = torch.cat(chosen)
+        picked_logits = logits.gather(1, picked[:, None])  # (B, 1)
+        probabilities = (picked_logits[:, 0] - logits.logsumexp(-1)).exp().tolist()
+        ranks = ((logits > picked_logits).sum(-1) + 1).tolist()
+        row = 0
+        for running in runnings:
+            for i in range(running.rows):
+                if running.unfinished[i]:
+                    token = int(picked[row + i])
+                    info = TokenInfo(token_text(tokenizer, token), token, probabilities[row + i], ranks[row + i])
+                    running.tokens[i].append(info)
+            new = picked[row : row + running.rows]
+            running.ids = torch.cat([running.ids, new[:, None]], dim=1)
+            running.unfinished = running.unfinished * (new != tokenizer.eos_token_id).long()
+            running.steps += 1
+            row += running.rows
+        return picked
+
+    def _publish(self, tokenizer) -> None:
+        """Send every request its snapshot; the finished ones leave the batch."""
+        keep, finished, row = [], [], 0
+        for running in self._running:
+            stopped = running.why_stopped()
+            if stopped or running.published != running.steps:
+                running.published = running.steps
+                running.handle.put(snapshot(running, tokenizer, stopped))
+            (finished if stopped else keep).append((running, range(row, row + running.rows)))
+            row += running.rows
+        if finished:
+            self._running = [running for running, _ in keep]
+            self._leave([i for _, rows in keep for i in rows])
+
+    def _join(self, cache, mask, first) -> None:
+        """Add newly prefilled rows (their cache, (n, T) mask and first tokens) to the batch, left-padding
+        whichever is shorter."""
+        import torch
+        import torch.nn.functional as F
+
+        positions = mask.sum(-1)  # the position of each row's next token
+        if self._cache is None:
+            self._cache, self._mask, self._positions, self._last = cache, mask, positions, first
+            return
+        length = mask.shape[1]
+        old, new = self._mask.shape[1], length
+        for mine, theirs in zip(self._cache.layers, cache.layers):
+            mine.keys = torch.cat([F.pad(mine.keys, (0, 0, new - old, 0)) if new > old else mine.keys,
+                                   F.pad(theirs.keys, (0, 0, old - new, 0)) if old > new else theirs.keys])
+            mine.values = torch.cat([F.pad(mine.values, (0, 0, new - old, 0)) if new > old else mine.values,
+                                     F.pad(theirs.values, (0, 0, old - new, 0)) if old > new else theirs.values])
+        self._mask = torch.cat([F.pad(self._mask, (max(new - old, 0), 0)), F.pad(mask, (max(old - new, 0), 0))])
+        self._positions = torch.cat([self._positions, positions])
+        self._last = torch.cat([self._last, first])
+
+    def _leave(self, keep: list[int]) -> None:
+        """Keep only the rows `keep` of the batch, and drop the padding columns no row needs any more."""
+        import torch
+
+        if not keep:
+            self._cache = self._mask = self._positions = self._last = None
+            return
+        index = torch.tensor(keep, device=self._mask.device)
+        self._mask, self._positions, self._last = self._mask[index], self._positions[index], self._last[index]
+        start = int((self._mask.sum(0) > 0).nonzero()[0, 0])  # the first column some row still reads
+        self._mask = self._mask[:, start:]
+        for layer in self._cache.layers:
+            layer.keys, layer.values = layer.keys[index, :, start:], layer.values[index, :, start:]
+
+
+def _groups(prompts, budget: int = 2048):
+    """Prompts in groups for prefill, shortest first, each group's padded size at most `budget` tokens
+    (so one long prompt is not padded onto many short ones)."""
+    group, rows = [], 0
+    for item in sorted(prompts, key=lambda item: len(item[2])):
+        n = item[0].settings.num_return_sequences
+        if group and (rows + n) * len(item[2]) > budget:
+            yield group
+            group, rows = [], 0
+        group.append(item)
+        rows += n
+    if group:
+        yield group
+
+
+def snapshot(running: _Running, tokenizer, stopped: str) -> GenerationResult:
+    rows = [[info.token_id for info in tokens] for tokens in running.tokens]
+    return replace(
+        running.base, texts=tuple(tokenizer.decode(ids) for ids in rows),
+        tokens=tuple(tuple(tokens) for tokens in running.tokens),
+        seconds=time.monotonic() - running.started, done=bool(stopped), stopped=stopped,
+    )
+
+
+_ENGINES: dict[int, DecodingEngine] = {}
+_ENGINES_GUARD = threading.Lock()
+
+
+def engine_for(loaded) -> DecodingEngine:
+    """The one engine of a loaded decoder model (made on first use)."""
+    with _ENGINES_GUARD:
+        engine = _ENGINES.get(id(loaded))
+        if engine is None or engine.loaded is not loaded:
+            engine = _ENGINES[id(loaded)] = DecodingEngine(loaded)
+        return engine

@@ -1,0 +1,212 @@
+"""The decoding engine under a class: batched requests get what they would get alone, join and leave
+mid-way, and a cancel never waits on the model."""
+
+import asyncio
+import dataclasses
+import threading
+import time
+
+import pytest
+
+from bg_demo import models
+from bg_demo.backend import beam, engine
+from bg_demo.backend.generate import GenerationSettings, generate, submit
+from bg_demo.config import LIMITS
+from bg_demo.models import DeviceTurn
+
+PROMPTS = ["Once upon a time in a distant galaxy,", "Artificial intelligence is", "The cat sat on the mat and"]
+MIXED = [
+    dict(strategy="greedy", max_new_tokens=14),
+    dict(strategy="temperature", temperature=0.8, seed=11, max_new_tokens=9),
+    dict(strategy="top_k", top_k=5, seed=12, max_new_tokens=17, num_return_sequences=2),
+    dict(strategy="top_p", top_p=0.7, seed=13, max_new_tokens=12),
+    dict(strategy="greedy", max_new_tokens=20, no_repeat_ngram_size=2, repetition_penalty=1.4),
+    dict(strategy="temperature", temperature=1.5, seed=14, max_new_tokens=6, repetition_penalty=1.2),
+]
+
+
+def finish(handle):
+    *_, final = handle
+    return final
+
+
+def run_together(jobs):
+    """Submit every (prompt, settings) at once and collect the finished results, each read in its own thread."""
+    handles = [submit(prompt, GenerationSettings(**settings)) for prompt, settings in jobs]
+    results = [None] * len(handles)
+
+    def read(i):
+        results[i] = finish(handles[i])
+
+    threads = [threading.Thread(target=read, args=(i,)) for i in range(len(handles))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    return results
+
+
+def wait_until(condition, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def running_rows():
+    return engine.engine_for(models.get("decoder")).rows
+
+
+def test_mixed_concurrent_requests_get_what_they_get_alone():
+    jobs = [(PROMPTS[i % 3], settings) for i, settings in enumerate(MIXED * 2)]
+    alone = [generate(prompt, **settings) for prompt, settings in jobs]
+    together = run_together(jobs)
+    assert [r.texts for r in together] == [r.texts for r in alone]
+    for mine, theirs in zip(together, alone):
+        for a, b in zip(mine.tokens, theirs.tokens):
+            assert [t.token_id for t in a] == [t.token_id for t in b]
+            assert [t.probability for t in a] == pytest.approx([t.probability for t in b], abs=1e-5)
+    assert running_rows() == 0  # everyone left the batch
+
+
+def test_a_seeded_sample_among_eight_others_is_the_same_sample():
+    mine = dict(strategy="top_p", top_p=0.9, temperature=1.2, seed=2024, max_new_tokens=15)
+    alone = generate(PROMPTS[0], **mine)
+    others = [(PROMPTS[i % 3], dict(strategy="temperature", seed=i, max_new_tokens=5 + 2 * i)) for i in range(8)]
+    together = run_together([*others[:4], (PROMPTS[0], mine), *others[4:]])
+    assert together[4].texts == alone.texts and together[4].seed == 2024
+
+
+def test_a_late_request_joins_mid_way_and_leaves_as_soon_as_it_is_done():
+    long = submit(PROMPTS[0], GenerationSettings("temperature", max_new_tokens=200, seed=5))
+    stream = iter(long)
+    first = next(stream)
+    short = finish(submit(PROMPTS[1], GenerationSettings("greedy", max_new_tokens=5)))
+    later = next(stream)
+    assert short.done and short.texts == generate(PROMPTS[1], "greedy", max_new_tokens=5).texts
+    assert not later.done and later.n_tokens < 200  # it ran beside the long one, not after it
+    assert later.n_tokens > first.n_tokens
+    long.cancel()
+    final = finish(stream)
+    assert final.stopped == "stopped" and final.n_tokens < 200
+
+
+def test_closing_a_stream_cancels_without_waiting_for_the_model():
+    loaded = models.get("decoder")
+    handle = submit(PROMPTS[0], GenerationSettings("temperature", max_new_tokens=200, seed=3))
+    stream = iter(handle)
+    next(stream)
+    holder_has_turn, release = threading.Event(), threading.Event()
+
+    def hold_the_device():
+        with loaded.use():
+            holder_has_turn.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=hold_the_device)
+    holder.start()
+    holder_has_turn.wait(10)
+    closer = threading.Thread(target=stream.close)  # what Gradio does on its event loop when a tab closes
+    closer.start()
+    closer.join(timeout=5)
+    assert not closer.is_alive() and handle.cancelled.is_set()  # it returned while the model was busy
+    release.set()
+    holder.join(timeout=10)
+    wait_until(lambda: running_rows() == 0)
+
+
+def test_cancelling_an_async_consumer_cancels_the_request():
+    handle = submit(PROMPTS[2], GenerationSettings("top_k", max_new_tokens=200, seed=9))
+    seen = []
+
+    async def consume():
+        async for update in handle:
+            seen.append(update)
+
+    async def main():
+        task = asyncio.create_task(consume())
+        while not seen:
+            await asyncio.sleep(0.005)
+        task.cancel()  # what Gradio does on Stop, a closed tab or an API cancel
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    assert handle.cancelled.is_set()
+    wait_until(lambda: running_rows() == 0)
+
+
+def test_a_cancelled_beam_search_stops_at_its_next_step_with_its_best_beam():
+    handle = submit(PROMPTS[0], GenerationSettings("beam", max_new_tokens=250, num_beams=4, num_return_sequences=2))
+    stream = iter(handle)
+    partial = next(stream)
+    assert not partial.done and partial.beam_steps
+    handle.cancel()
+    final = finish(stream)
+    assert final.done and final.stopped == "stopped"
+    assert len(final.beam_steps) < 250 and len(final.texts) == 2
+    assert all(len(tokens) == len(final.beam_steps) for tokens in final.tokens)  # the running beams, coloured
+    assert generate(PROMPTS[1], "greedy", max_new_tokens=3).done
+
+
+@pytest.mark.parametrize("settings", [dict(strategy="greedy"), dict(strategy="beam", num_beams=2)])
+def test_the_time_budget_counts_from_the_start(monkeypatch, settings):
+    quick = dataclasses.replace(LIMITS, generation_seconds=0.0)
+    monkeypatch.setattr(engine, "LIMITS", quick)
+    monkeypatch.setattr(beam, "LIMITS", quick)
+    result = generate(PROMPTS[0], max_new_tokens=50, **settings)
+    assert result.stopped == "time budget" and result.n_tokens < 50 * len(result.texts)
+
+
+def test_device_turns_are_served_in_arrival_order_and_pause_hands_over():
+    turn, order = DeviceTurn(), []
+    turn.acquire()
+    threads = []
+    for name in "abc":
+        threads.append(threading.Thread(target=lambda name=name: (turn.acquire(), order.append(name), turn.release())))
+        threads[-1].start()
+        wait_until(lambda n=len(threads): turn.waiting == n)
+    turn.acquire()  # re-entrant
+    turn.pause()  # every waiter goes first, then this thread has its turn back, as deep as before
+    order.append("holder")
+    turn.release()
+    turn.release()
+    for thread in threads:
+        thread.join(timeout=5)
+    assert order == ["a", "b", "c", "holder"]
+    with pytest.raises(RuntimeError):
+        turn.release()
+
+
+def test_a_request_beyond_the_batch_waits_its_turn_and_can_leave_while_waiting(monkeypatch):
+    loaded = models.get("decoder")
+    decoding = engine.engine_for(loaded)
+    monkeypatch.setattr(decoding, "max_rows", 2)
+    first = submit(PROMPTS[0], GenerationSettings("top_k", max_new_tokens=200, seed=1, num_return_sequences=2))
+    next(iter(first))
+    waiting = submit(PROMPTS[1], GenerationSettings("greedy", max_new_tokens=5))
+    stream = iter(waiting)
+    update = next(stream)
+    assert update.waiting == 1 and not update.done and update.n_tokens == 0
+    leaving = submit(PROMPTS[2], GenerationSettings("greedy", max_new_tokens=5))
+    leaving.cancel()
+    first.cancel()
+    assert finish(stream).texts == generate(PROMPTS[1], "greedy", max_new_tokens=5).texts  # it ran once rows were free
+    gone = finish(leaving)
+    assert gone.done and gone.stopped == "stopped" and gone.n_tokens == 0
+
+
+def test_a_failing_step_fails_its_requests_and_the_engine_goes_on(monkeypatch):
+    step, calls = engine.DecodingEngine._step, []
+
+    def broken(self):
+        calls.append(1)
+        if len(calls) == 2:
+            raise RuntimeError("out of memory")
+        step(self)
+
+    monkeypatch.setattr(engine.DecodingEngine, "_step", broken)
+    with pytest.raises(RuntimeError, match="out of memory"):
+        generate(PROMPTS[0], "greedy", max_new_tokens=10)
+    assert running_rows() == 0
+    assert generate(PROMPTS[0], "greedy", max_new_tokens=10).texts == generate(PROMPTS[0], "greedy", max_new_tokens=10).texts
