@@ -7,15 +7,17 @@
 The phases, each printed as a table, every ratio against the lone student measured in the same run:
 
 1. lone: one student calls each endpoint in turn: the lone latency of each.
-2. burst: N students press Generate (20 greedy tokens) at the same moment, while one more keeps
-   using the BERT tabs; p50/p95 of each, and the decoding rate against one stream.
+2. burst: N students who have the app open (one request each beforehand: Gradio builds a session's
+   state on its first request) press Generate (20 greedy tokens) at the same moment, while one more clicks
+   through the BERT tabs (half a second to read each result); p50/p95 of each, and the decoding rate
+   against one stream.
 3. stop: N students start 200-token generations and leave after a second, half pressing Stop (an
    API cancel), half closing their tab (their heartbeat ends); then a beam search (8 beams) is
    stopped and one student generates right after it.
 4. class: 40 students send `--requests` mixed requests (fill-mask, sentiment, generation, attention,
    compare; one generation in ten stopped mid-stream): resident memory after the first 100 and at the end.
 
-All along, a probe loads the page every 100 ms; each phase prints its slowest answer. Requests lost
+All along, a probe loads the page every 0.5 s; each phase prints its slowest answer. Requests lost
 (errors other than the cancels the benchmark itself makes) must be 0. The students run in a process of
 their own, as they would on their own devices (in the server's process their clients would take its
 interpreter lock); memory is the server's. Traffic stays on 127.0.0.1.
@@ -24,6 +26,7 @@ interpreter lock); memory is the server's. Traffic stays on 127.0.0.1.
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import os
 import random
@@ -33,6 +36,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+import uuid
 from collections import defaultdict
 from pathlib import Path
 
@@ -87,7 +91,7 @@ def rss_mb(pid: int | str = "self") -> float:
 
 
 class Probe:
-    """Loads the page every 100 ms in its own thread; `slowest()` since the last `reset()`."""
+    """Loads the page (what a student's browser loads first) every 0.5 s; `slowest()` since the last `reset()`."""
 
     def __init__(self, url: str):
         self.url, self._worst, self._stop = url, 0.0, threading.Event()
@@ -99,7 +103,7 @@ class Probe:
             with urllib.request.urlopen(self.url, timeout=30) as answer:
                 answer.read()
             self._worst = max(self._worst, time.perf_counter() - started)
-            time.sleep(0.1)
+            time.sleep(0.5)
 
     def reset(self) -> None:
         self._worst = 0.0
@@ -109,6 +113,53 @@ class Probe:
 
     def stop(self) -> None:
         self._stop.set()
+
+
+class Student:
+    """One browser tab's worth of the Gradio protocol over plain HTTP: join the queue, read the event
+    stream until the result, cancel, keep a heartbeat (closing it is what closing a tab does). Much
+    lighter than gradio_client, so the students' side takes little of the machine the server runs on,
+    as it would on their own devices."""
+
+    def __init__(self, url: str):
+        import httpx
+
+        self.url, self.session = url, uuid.uuid4().hex[:11]
+        self.http = httpx.Client(base_url=url, timeout=600)
+        config = self.http.get("config").json()
+        self.fn = {dep["api_name"]: i for i, dep in enumerate(config["dependencies"]) if dep.get("api_name")}
+        self.heartbeat = self.http.stream("GET", f"gradio_api/heartbeat/{self.session}")
+        self.heartbeat.__enter__()
+
+    def submit(self, endpoint: str, args) -> str:
+        body = {"data": list(args), "fn_index": self.fn[endpoint.strip("/")], "session_hash": self.session,
+                "event_data": None, "trigger_id": None}
+        return self.http.post("gradio_api/queue/join", json=body).json()["event_id"]
+
+    def result(self, event: str) -> list:
+        """Read the session's event stream until `event` completes; its output, or an error."""
+        with self.http.stream("GET", "gradio_api/queue/data", params={"session_hash": self.session}) as stream:
+            for line in stream.iter_lines():
+                if not line.startswith("data:"):
+                    continue
+                message = json.loads(line[5:])
+                if message.get("event_id") == event and message.get("msg") == "process_completed":
+                    if not message.get("success"):
+                        raise RuntimeError(str(message.get("output"))[:200])
+                    return message["output"]["data"]
+        raise RuntimeError("the stream ended without a result")
+
+    def predict(self, *args, api_name: str):
+        return self.result(self.submit(api_name, args))
+
+    def cancel(self, endpoint: str, event: str) -> None:
+        body = {"session_hash": self.session, "fn_index": self.fn[endpoint.strip("/")], "event_id": event}
+        self.http.post("gradio_api/cancel", json=body)
+
+    def close(self) -> None:
+        """Leave as a closed tab does: the heartbeat ends."""
+        self.heartbeat.__exit__(None, None, None)
+        self.http.close()
 
 
 class Log:
@@ -135,9 +186,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def clients(url: str, n: int) -> list:
-    from gradio_client import Client
-
-    return [Client(url, verbose=False) for _ in range(n)]
+    return [Student(url) for _ in range(n)]
 
 
 def together(targets) -> float:
@@ -163,11 +212,13 @@ def lone(url: str, repeats: int = 5) -> dict:
 def burst(url: str, n: int, alone: dict) -> dict:
     students, (bert,) = clients(url, n), clients(url, 1)
     log, done = Log(), threading.Event()
+    together([lambda c=c: Log().call(c, "/classify") for c in [*students, bert]])  # the class has the app open
 
-    def use_bert_tabs():
+    def use_bert_tabs():  # a student clicking through the BERT tabs, half a second to read each result
         while not done.is_set():
             for endpoint in BERT:
                 log.call(bert, endpoint)
+                time.sleep(0.5)
 
     prober = threading.Thread(target=use_bert_tabs)
     prober.start()
@@ -181,16 +232,16 @@ def burst(url: str, n: int, alone: dict) -> dict:
 def stop(url: str, n: int, alone: dict, probe: Probe) -> dict:
     students = clients(url, n)
     probe.reset()
-    jobs = [client.submit(*LONG, api_name="/generate") for client in students]
+    events = [client.submit("/generate", LONG) for client in students]
     time.sleep(1.0)
-    for i, (client, job) in enumerate(zip(students, jobs)):
-        job.cancel() if i % 2 else client.close()  # Stop, or a closed tab
+    for i, (client, event) in enumerate(zip(students, events)):
+        client.cancel("/generate", event) if i % 2 else client.close()  # Stop, or a closed tab
     time.sleep(1.0)
     storm = probe.slowest()
     (student,) = clients(url, 1)
-    job = student.submit(*BEAM, api_name="/generate")
+    event = student.submit("/generate", BEAM)
     time.sleep(1.0)
-    job.cancel()
+    student.cancel("/generate", event)
     log = Log()
     log.call(student, "/generate")
     return dict(storm=storm, after_beam=log.latencies["/generate"][0] / alone["/generate"] if log.latencies else None,
@@ -213,9 +264,9 @@ def lesson(url: str, students: int, requests: int, server: int) -> dict:
                     memory["after 100"] = rss_mb(server)
             endpoint = rng.choice(endpoints)
             if endpoint == "/generate" and rng.random() < 0.1:
-                job = client.submit(*LONG, api_name="/generate")
+                event = client.submit("/generate", LONG)
                 time.sleep(rng.uniform(0.2, 1.0))
-                job.cancel()
+                client.cancel("/generate", event)
             else:
                 log.call(client, endpoint)
 

@@ -35,25 +35,28 @@ class DeviceTurn:
     Two forward passes at once on a 2-core CPU fight over the cores and both slow down, so every
     model call on a device takes a turn. `threading.RLock` promises no order, and the decoding loop,
     which asks again straight after each step, would starve everyone else; here waiters are served
-    first come, first served, and `pause()` lets a long holder (beam search) step aside between steps."""
+    first come, first served, and `pause()` lets a long holder (beam search) step aside between steps.
+    A `batch` turn (a decoding step, which serves every student in the batch at once) does not queue
+    behind every single request: batch and single turns alternate while both are waiting."""
 
     def __init__(self) -> None:
         self._guard = threading.Lock()
         self._owner: int | None = None
         self._depth = 0
-        self._waiters: deque[tuple[threading.Event, int, int]] = deque()  # (wake-up, thread id, depth)
+        self._batch_turn = False  # whether the current (or last) turn was a batch turn
+        self._waiters: deque[tuple[threading.Event, int, int, bool]] = deque()  # (wake-up, thread, depth, batch)
 
-    def acquire(self, depth: int = 1) -> None:
+    def acquire(self, depth: int = 1, *, batch: bool = False) -> None:
         me = threading.get_ident()
         with self._guard:
             if self._owner == me:
                 self._depth += depth
                 return
             if self._owner is None and not self._waiters:
-                self._owner, self._depth = me, depth
+                self._owner, self._depth, self._batch_turn = me, depth, batch
                 return
             wake = threading.Event()
-            self._waiters.append((wake, me, depth))
+            self._waiters.append((wake, me, depth, batch))
         wake.wait()  # the thread that handed over made this one the owner before waking it
 
     def release(self) -> None:
@@ -80,11 +83,15 @@ class DeviceTurn:
         return len(self._waiters)
 
     def _hand_over(self) -> None:  # under self._guard
-        if self._waiters:
-            wake, self._owner, self._depth = self._waiters.popleft()
-            wake.set()
-        else:
+        if not self._waiters:
             self._owner, self._depth = None, 0
+            return
+        chosen = self._waiters[0]
+        if not self._batch_turn:  # after a single request, a waiting batch goes next
+            chosen = next((waiter for waiter in self._waiters if waiter[3]), chosen)
+        self._waiters.remove(chosen)
+        wake, self._owner, self._depth, self._batch_turn = chosen
+        wake.set()
 
     def __enter__(self):
         self.acquire()
@@ -119,11 +126,12 @@ class LoadedModel:
             self.lock = device_turn(self.device)
 
     @contextmanager
-    def use(self, *, eager_attention: bool = False):
+    def use(self, *, eager_attention: bool = False, batch: bool = False):
         """Exclusive use of tokenizer and model while holding the device's turn: fast tokenizers are
         not thread-safe, two forward passes at once fight over the CPU's cores, and the attention
         implementation is switched to eager only for the calls that read attention maps."""
-        with self.lock:
+        self.lock.acquire(batch=batch)
+        try:
             previous = self.model.config._attn_implementation
             if eager_attention and previous != "eager":
                 self.model.set_attn_implementation("eager")
@@ -132,6 +140,8 @@ class LoadedModel:
             finally:
                 if self.model.config._attn_implementation != previous:
                     self.model.set_attn_implementation(previous)
+        finally:
+            self.lock.release()
 
 
 def hub_reachable(timeout: float = 3.0) -> bool:

@@ -210,3 +210,22 @@ def test_a_failing_step_fails_its_requests_and_the_engine_goes_on(monkeypatch):
         generate(PROMPTS[0], "greedy", max_new_tokens=10)
     assert running_rows() == 0
     assert generate(PROMPTS[0], "greedy", max_new_tokens=10).texts == generate(PROMPTS[0], "greedy", max_new_tokens=10).texts
+
+
+def test_a_batch_turn_alternates_with_single_requests_instead_of_queueing_behind_all():
+    turn, order = DeviceTurn(), []
+    turn.acquire()
+    threads = []
+    for name, batch in (("a", False), ("b", False), ("engine", True), ("c", False)):
+        def take(name=name, batch=batch):
+            turn.acquire(batch=batch)
+            order.append(name)
+            turn.release()
+
+        threads.append(threading.Thread(target=take))
+        threads[-1].start()
+        wait_until(lambda n=len(threads): turn.waiting == n)
+    turn.release()
+    for thread in threads:
+        thread.join(timeout=5)
+    assert order == ["engine", "a", "b", "c"]  # after a single request the waiting batch goes first

@@ -232,7 +232,7 @@ class DecodingEngine:
     def _admit(self, arrivals: list[tuple[Request, Handle]]) -> None:
         """Run the new prompts (in left-padded groups), pick their first tokens, and add their rows to the batch."""
         started = time.monotonic()
-        with self.loaded.use() as (tokenizer, model):
+        with self.loaded.use(batch=True) as (tokenizer, model):
             limit = getattr(model.config, "n_positions", None) or model.config.max_position_embeddings
             prompts = []
             for request, handle in arrivals:
@@ -286,7 +286,7 @@ class DecodingEngine:
         """One forward pass of the whole batch, one token for every row, then out with the finished."""
         import torch
 
-        with self.loaded.use() as (tokenizer, model):
+        with self.loaded.use(batch=True) as (tokenizer, model):
             mask = torch.cat([self._mask, torch.ones_like(self._mask[:, :1])], dim=1)
             with torch.inference_mode():
                 out = model(

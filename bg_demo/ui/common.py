@@ -78,9 +78,10 @@ async def stream(role: str, submit, session: str, progress: gr.Progress | None =
             with STREAMS.running(session, handle):
                 async for update in handle:
                     yield update
-                    # a student reads no faster than this, and every message costs the server the same
-                    # whatever it holds: a class of streams sends fewer, fuller ones (the newest is kept)
-                    await asyncio.sleep(STREAM_INTERVAL)
+                    if not update.done:
+                        # a student reads no faster than this, and every message costs the server the same
+                        # whatever it holds: a class of streams sends fewer, fuller ones (the newest is kept)
+                        await asyncio.sleep(STREAM_INTERVAL)
         finally:
             handle.cancel()  # a no-op once finished; at once when the stream was cut short
 

@@ -29,8 +29,11 @@ def view(result):
         + figures.token_probability_html(result, i)
         for i in range(len(result.texts))
     ]
-    if not result.done:  # while streaming only the text and the status change
-        return "".join(cards), gr.skip(), status(result), gr.skip()
+    if not result.done:
+        # while streaming only the text and the status change; plain values, because Gradio rebuilds a
+        # component for every update object (gr.skip() included) in every message, which a class of
+        # streams pays on the event loop
+        return "".join(cards), None, status(result), None
     cards.append(figures.probability_legend_html())
     beams = gr.Plot(figures.beam_figure(result), visible=True) if result.beam_steps else gr.Plot(visible=False)
     return "".join(cards), beams, status(result), result.to_dict()
