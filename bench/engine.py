@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import tempfile
 import threading
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench_cpu import median_seconds  # noqa: E402 - after the path is set
 
 PROMPTS = ["Once upon a time", "The capital of France is", "In the beginning", "My favourite food is",
            "Machine learning is", "The weather today", "She opened the door and", "Attention is all you need"]
@@ -69,18 +68,6 @@ def through_engine(engine, prompts: list[str], new_tokens: int):
     for thread in threads:
         thread.join()
     assert all(final.n_tokens == new_tokens for final in finals), [final.stopped for final in finals]
-
-
-def median_seconds(variants: dict, repeats: int) -> dict:
-    for fn in variants.values():
-        fn()  # warm-up
-    times = {name: [] for name in variants}
-    for _ in range(repeats):
-        for name, fn in variants.items():
-            started = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - started)
-    return {name: statistics.median(values) for name, values in times.items()}
 
 
 def main() -> int:
