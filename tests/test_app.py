@@ -153,6 +153,25 @@ def test_an_api_cancel_takes_the_request_out_of_the_batch(client, slow_decoding)
     assert raw["done"] and len(raw["tokens"][0]) == 3 and "new-token limit" in summary
 
 
+def test_a_session_whose_heartbeat_ends_leaves_the_batch(client, slow_decoding):
+    """Gradio runs unload events when a page's heartbeat ends; the app cancels that session's generations."""
+    import time
+
+    from bg_demo.backend import engine
+
+    decoding = engine.engine_for(models.get("decoder"))
+    leaving = Client(client.src, verbose=False)
+    leaving.submit(*_generate_args("Once upon a time", "temperature", max_new_tokens=256), api_name="/generate")
+    deadline = time.monotonic() + 30
+    while decoding.rows == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    (running,) = decoding._running
+    leaving.close()  # its heartbeat ends, as when a tab closes
+    while decoding.rows and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert running.handle.cancelled.is_set() and running.steps < 256
+
+
 def test_generate_beam_shows_the_beams(client):
     text, beams, summary, raw = client.predict(*_generate_args("Once upon a time", "beam", sequences=2), api_name="/generate")
     assert raw["strategy"] == "beam" and len(raw["texts"]) == 2 and raw["beam_steps"]

@@ -115,11 +115,13 @@ def test_closing_the_tab_mid_stream_frees_its_place_in_the_batch(browser, app_ur
     expect(page.get_by_text(re.compile(r"writing… [1-9]\d* new tokens so far"))).to_be_visible(timeout=30_000)
     decoding = engine.engine_for(models.get("decoder"))
     assert decoding.rows == 1
+    (running,) = decoding._running
     page.close()
     deadline = time.monotonic() + 30
     while decoding.rows and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert decoding.rows == 0  # the request left the batch long before its 256 tokens
+    assert decoding.rows == 0 and running.handle.cancelled.is_set()
+    assert running.steps < 256  # it left the batch when the tab closed, not at its last token
 
 
 def _visible(page, selector: str):

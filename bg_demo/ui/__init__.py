@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+
 import gradio as gr
 
 from bg_demo.ui import (
     attention_tab,
     classify_tab,
+    common,
     compare_tab,
     entities_tab,
     fill_mask_tab,
@@ -35,7 +38,13 @@ QUEUE_SIZE = 64  # requests waiting beyond this get "queue full" instead of an e
 CONCURRENCY = 2  # requests run at once per event; each model also serialises its own calls
 
 
+HEARTBEAT_SECONDS = "2"  # Gradio notices a closed page at its next heartbeat (15 s by default)
+
+
 def build_demo() -> gr.Blocks:
+    # a closed tab's generation is cancelled when Gradio notices the page is gone (see common.leave);
+    # a heartbeat every 2 s costs each open page a few bytes
+    os.environ.setdefault("GRADIO_HEARTBEAT_INTERVAL", HEARTBEAT_SECONDS)
     # delete_cache: files made for downloads are removed after an hour, so a busy Space does not fill its disk
     with gr.Blocks(title=t("app.title"), fill_width=True, delete_cache=(3600, 3600)) as demo:
         gr.Markdown(f"# {t('app.title')}\n{t('app.intro')}")
@@ -43,6 +52,7 @@ def build_demo() -> gr.Blocks:
             steps = start_tab.build()
             pages = [page.under(tabs, tab.TAB_ID) for tab in TABS for page in tab.build()]
         Links(pages).wire(demo, steps)
+        demo.unload(common.leave)
     demo.queue(max_size=QUEUE_SIZE, default_concurrency_limit=CONCURRENCY)
     return demo
 

@@ -52,12 +52,17 @@ class Streams:
         with self._lock:
             return set(self._by_session.get(session, ()))
 
-    async def stop(self, session: str, wait: float = 2.0) -> int:
-        """Cancel the session's generations and wait (without blocking the event loop) until their streams
-        have sent their last result. Returns how many there were."""
+    def cancel(self, session: str) -> set:
+        """Cancel the session's generations (they leave the batch at their next step); never blocks."""
         handles = self.of(session)
         for handle in handles:
             handle.cancel()
+        return handles
+
+    async def stop(self, session: str, wait: float = 2.0) -> int:
+        """Cancel the session's generations and wait (without blocking the event loop) until their streams
+        have sent their last result. Returns how many there were."""
+        handles = self.cancel(session)
         deadline = time.monotonic() + wait
         while handles & self.of(session) and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
@@ -65,6 +70,12 @@ class Streams:
 
 
 STREAMS = Streams()
+
+
+def leave(request: gr.Request) -> None:
+    """A closed tab: Gradio runs this when the page's heartbeat ends, but would let a running
+    generation go on to its end, so its requests are cancelled here."""
+    STREAMS.cancel(request.session_hash)
 
 
 async def stream(role: str, submit, session: str, progress: gr.Progress | None = None):
