@@ -93,13 +93,6 @@ class DeviceTurn:
         wake, self._owner, self._depth, self._batch_turn = chosen
         wake.set()
 
-    def __enter__(self):
-        self.acquire()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.release()
-
 
 _TURNS: dict[str, DeviceTurn] = {}
 _TURNS_GUARD = threading.Lock()
