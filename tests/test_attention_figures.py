@@ -1,6 +1,7 @@
 """Attention and comparison figures, tested as data: their to_dict() holds the right arrays, ticks, axes and sizes."""
 
 import base64
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -20,7 +21,9 @@ from bg_demo.figures import (
     masked_both_bars,
     same_word_lines,
 )
-from bg_demo.figures.attention import LINE_BINS
+from bg_demo.figures.attention import LINE_BINS, PANEL_TICK_LABELS
+from bg_demo.figures.axes import MAP_MAX_HEIGHT, MAP_MIN_HEIGHT, MAX_LABEL_CHARS, MAX_TICK_LABELS, TICK_NUDGE
+from bg_demo.figures.style import MAX_HEIGHT
 
 
 def array(value) -> np.ndarray:
@@ -42,18 +45,28 @@ def synthetic(layers=2, heads=4, n=6, seed=0, special=None) -> AttentionResult:
     return AttentionResult("x", "encoder", tokens, special, weights, False, n, "bidirectional", "synthetic")
 
 
+def long_tokens(n, heads=4) -> AttentionResult:
+    """`synthetic` with n tokens, every seventh of them long."""
+    result = synthetic(heads=heads, n=n)
+    tokens = tuple("internationalisation" if i % 7 == 3 else f"w{i}" for i in range(n))
+    return AttentionResult("x", "encoder", tokens, result.special, result.weights, False, n, "bidirectional", "s")
+
+
 def test_head_heatmap_is_the_head_as_float32_with_token_ticks():
     result = synthetic()
     fig = head_heatmap(result, 1, 2).to_dict()
     (trace,) = fig["data"]
     assert trace["type"] == "heatmap" and trace["z"]["dtype"] == "f4"  # sent as base64 float32
     np.testing.assert_array_equal(array(trace["z"]), result.weights[1, 2])
+    names = [f"{token} #{i}" for i, token in enumerate(result.tokens)]  # repeated tokens keep their own column
+    assert list(trace["x"]) == names and list(trace["y"]) == names
     layout = fig["layout"]
     for axis in ("xaxis", "yaxis"):
-        assert layout[axis]["ticktext"] == list(result.tokens)  # repeated tokens keep their own column
-        assert layout[axis]["tickvals"] == list(range(6))
+        assert layout[axis]["type"] == "category"
+        assert layout[axis]["ticktext"] == list(result.tokens)
+        assert layout[axis]["tickvals"] == pytest.approx([i + TICK_NUDGE for i in range(6)])
     assert layout["yaxis"]["autorange"] == "reversed"  # query 0 on top
-    assert "→" in trace["hovertemplate"] and "%{z" in trace["hovertemplate"]
+    assert "%{y} → key %{x}" in trace["hovertemplate"] and "%{z" in trace["hovertemplate"]
     assert trace["coloraxis"] == "coloraxis" and layout["coloraxis"]["cmin"] == 0
     assert layout["coloraxis"]["cmax"] == pytest.approx(float(result.weights[1, 2].max()))
     assert "Layer 1, head 2" in layout["title"]["text"]
@@ -66,6 +79,56 @@ def test_head_heatmap_can_hide_the_special_tokens():
     assert z.shape == (4, 4)
     np.testing.assert_allclose(z.sum(axis=-1), 1.0, atol=1e-6)
     assert fig["layout"]["xaxis"]["ticktext"] == list(result.tokens[1:-1])
+
+
+HEATMAPS = {
+    "head": lambda result: head_heatmap(result, 0, 1),
+    "mean": lambda result: attention_figure(result, "mean", layer=1),
+    "rollout": lambda result: attention_figure(result, "rollout", layer=1),
+    "mask": lambda result: causal_mask_figure(len(result.tokens), result.tokens),
+    "lines": lambda result: head_lines(result, 0, 1),
+}
+
+
+@pytest.mark.parametrize("view", HEATMAPS)
+def test_maps_grow_with_their_tokens_up_to_a_768_px_screen(view):
+    heights = [HEATMAPS[view](synthetic(n=n)).layout.height for n in (3, 8, 16, 40, 128)]
+    assert heights[0] == MAP_MIN_HEIGHT and heights[-1] == MAP_MAX_HEIGHT
+    assert heights == sorted(heights) and heights[1] < heights[2] < heights[3]  # follows the rows until the cap
+    assert MAP_MAX_HEIGHT <= 560  # with the sliders beside it, the whole map is in sight on a 768-px screen
+
+
+@pytest.mark.parametrize("view", ["head", "mean", "mask"])
+def test_maps_fill_the_width_with_their_labels_beside_them(view):
+    """A square-cell constraint (scaleanchor) centred the map and left its query labels ~240 px away."""
+    layout = HEATMAPS[view](synthetic(n=10)).layout
+    assert layout.width is None and layout.yaxis.scaleanchor is None and layout.xaxis.scaleanchor is None
+    assert layout.margin.l <= 10 and layout.template.layout.yaxis.automargin is True  # the labels push the margin
+
+
+@pytest.mark.parametrize("view", ["head", "mean", "rollout", "mask"])
+def test_many_tokens_thin_and_shorten_labels_but_hovers_name_them_whole(view):
+    result = long_tokens(60)
+    fig = HEATMAPS[view](result).to_dict()
+    trace, layout = fig["data"][0], fig["layout"]
+    for axis in ("xaxis", "yaxis"):
+        ticks = layout[axis]
+        assert 10 <= len(ticks["ticktext"]) <= MAX_TICK_LABELS
+        assert all(len(label) <= MAX_LABEL_CHARS for label in ticks["ticktext"])
+        assert "internati…" in ticks["ticktext"]
+        # plotly hovers show the tick text of a tick within range / 10,000: these never match, so the hover
+        # shows the category, the whole token
+        assert min(abs(value - round(value)) for value in ticks["tickvals"]) > 60 / 10_000
+    assert list(trace["x"])[3] == "internationalisation #3" and list(trace["y"]) == list(trace["x"])
+    assert "%{x}" in trace["hovertemplate"] and "%{y}" in trace["hovertemplate"]
+
+
+def test_head_lines_name_every_kth_token_shortened():
+    result = long_tokens(60)
+    columns = [trace for trace in head_lines(result, 0, 0).to_dict()["data"] if trace.get("mode") == "text"]
+    for column in columns:
+        assert len(column["text"]) <= MAX_TICK_LABELS and "internati…" in column["text"]
+        assert list(array(column["y"])) == list(range(0, 60, 3))
 
 
 def test_colour_scale_is_colour_blind_safe():
@@ -89,7 +152,23 @@ def test_layer_heads_small_multiples_share_one_coloraxis(heads):
     assert [note["text"] for note in layout["annotations"]] == [f"head {h}" for h in range(heads)]
     x_axes = [key for key in layout if key.startswith("xaxis")]
     assert len(x_axes) == heads  # four to a row: 1, 3, 4, 12 and 16 heads fill their grids
-    assert all(layout[axis]["ticktext"] == list(result.tokens) for axis in x_axes)  # hover names the key
+    assert all(layout[axis]["ticktext"] == list(result.tokens) for axis in x_axes)
+    assert layout["height"] <= MAX_HEIGHT
+
+
+def test_layer_heads_label_the_outer_panels_and_hover_names_query_key_head_weight():
+    result = long_tokens(40, heads=12)
+    fig = layer_heads(result, 1)
+    layout = fig.to_dict()["layout"]
+    labelled_x = [f"xaxis{i}" for i in (9, 10, 11, 12)]  # the bottom row of a 3 x 4 grid
+    labelled_y = [f"yaxis{i}" if i > 1 else "yaxis" for i in (1, 5, 9)]  # the left column
+    for name in [key for key in layout if key.startswith(("xaxis", "yaxis"))]:
+        axis = layout[name]
+        assert axis["showticklabels"] == (name in labelled_x + labelled_y), name
+        assert 0 < len(axis["ticktext"]) <= PANEL_TICK_LABELS and "internati…" in axis["ticktext"]
+    for h, trace in enumerate(fig.data):
+        assert trace.x[3] == "internationalisation #3" and trace.y == trace.x  # the whole token in the hover
+        assert all(part in trace.hovertemplate for part in (f"head {h}", "query %{y}", "key %{x}", "%{z"))
 
 
 def test_layer_heads_of_twelve_heads_at_64_tokens_stays_under_400_kb():
@@ -112,6 +191,17 @@ def test_head_overview_tiles_every_head_by_a_statistic(stat):
     assert trace["xgap"] > 0 and trace["ygap"] > 0  # tiles
     (box,) = fig["layout"]["shapes"]
     assert (box["x0"], box["x1"], box["y0"], box["y1"]) == (0.5, 1.5, 1.5, 2.5)
+    assert MAP_MIN_HEIGHT <= fig["layout"]["height"] <= MAP_MAX_HEIGHT
+
+
+def test_head_overview_share_colour_bar_labels_never_repeat():
+    result = synthetic(layers=3, heads=4)
+    colorbar = head_overview(result, "to_special").data[0].colorbar
+    values = head_stats(result.weights, result.sinks).to_special
+    ticks = np.arange(0, values.max() + colorbar.dtick, colorbar.dtick)
+    shown = [tick for tick in ticks if values.min() - 1e-9 <= tick <= values.max() + 1e-9]
+    labels = [f"{tick:{colorbar.tickformat[1:]}}" for tick in shown]
+    assert len(labels) >= 2 and len(set(labels)) == len(labels)
 
 
 def test_head_lines_draws_one_segment_per_weight_above_the_cut():
@@ -157,7 +247,7 @@ def test_attention_figure_draws_every_view(view):
 def test_attention_figure_takes_whole_floats_as_sliders_send_them():
     fig = attention_figure(synthetic(), "head", layer=1.0, head=2.0).to_dict()
     np.testing.assert_array_equal(array(fig["data"][0]["z"]), synthetic().weights[1, 2])
-    assert fig["layout"]["title"]["text"].startswith("Layer 1, head 2<br>")  # ints, not "1.0"
+    assert fig["layout"]["title"]["text"] == "Layer 1, head 2"  # ints, not "1.0"
 
 
 def test_attention_figure_rejects_a_bad_choice():
@@ -174,6 +264,7 @@ def test_causal_mask_is_lower_triangular():
     z = array(fig["data"][0]["z"])
     np.testing.assert_array_equal(z, np.tril(np.ones((5, 5))))
     assert fig["layout"]["xaxis"]["ticktext"] == tokens and fig["layout"]["yaxis"]["autorange"] == "reversed"
+    assert list(fig["data"][0]["x"])[3:] == [" the #3", " the #4"]  # the two " the" keep their own columns
 
 
 def test_future_share_bars_show_both_models_per_layer():
@@ -186,6 +277,15 @@ def test_future_share_bars_show_both_models_per_layer():
     assert fig["layout"]["barmode"] == "group"
 
 
+def test_future_share_axis_labels_never_repeat_for_small_shares():
+    """".0%" over 0-3% printed "0%, 1%, 1%, 2%": the step sets the decimals."""
+    result = SimpleNamespace(encoder_future=[0.02, 0.024], decoder_future=[0.0, 0.0])
+    yaxis = future_share_bars(result).layout.yaxis
+    low, high = yaxis.range
+    labels = [f"{tick:{yaxis.tickformat[1:]}}" for tick in np.arange(low, high + 1e-12, yaxis.dtick)]
+    assert len(labels) >= 3 and len(set(labels)) == len(labels)
+
+
 def test_same_word_lines_one_line_per_model_up_to_one():
     result = same_word("I went to the bank to deposit cash", "I went to the bank to sit down", "bank")
     fig = same_word_lines(result).to_dict()
@@ -194,7 +294,8 @@ def test_same_word_lines_one_line_per_model_up_to_one():
     np.testing.assert_allclose(array(decoder["y"]), result.decoder.similarity)
     low, high = fig["layout"]["yaxis"]["range"]
     assert 1.0 <= high <= 1.05 and low <= min(result.encoder.similarity)
-    assert fig["layout"]["xaxis"]["ticktext"] == ["embeddings", "layer 0", "layer 1"]
+    assert list(encoder["x"]) == ["embeddings", "layer 0", "layer 1"]  # categories: the hover names the layer
+    assert "%{x}" in encoder["hovertemplate"]
 
 
 def test_masked_both_bars_put_the_two_models_side_by_side():
@@ -205,4 +306,5 @@ def test_masked_both_bars_put_the_two_models_side_by_side():
     assert list(gpt2["x"]) == [guess.score for guess in result.decoder]
     assert fig["layout"]["yaxis"]["ticktext"] == [guess.token for guess in result.encoder]
     assert fig["layout"]["yaxis2"]["ticktext"] == [guess.token for guess in result.decoder]
-    assert [note["text"] for note in fig["layout"]["annotations"]][0].startswith("BERT")
+    assert fig["layout"]["annotations"][0]["text"].startswith("BERT")
+    assert fig["layout"]["xaxis"]["title"]["text"] == fig["layout"]["xaxis2"]["title"]["text"] == "probability"

@@ -1,7 +1,17 @@
 """Figures are tested as data: their to_dict() holds the right traces, labels and sizes."""
 
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from bg_demo import backend, figures
 from bg_demo.backend import fill_mask
-from bg_demo.figures import fill_mask_bars
+from bg_demo.backend.attention import AttentionResult
+from bg_demo.figures import fill_mask_bars, label_bars
+from bg_demo.figures.axes import percent_ticks
+from bg_demo.figures.style import BADGE_CLEARANCE, LINE, MAX_HEIGHT
+from bg_demo.figures.tasks import BAR_HEIGHT
 
 
 def test_fill_mask_bars_one_chart_per_mask_best_on_top():
@@ -23,3 +33,138 @@ def test_fill_mask_bars_single_mask_has_plain_title():
     fig = fill_mask_bars(fill_mask("The cat sat on the [MASK].", top_k=20)).to_dict()
     assert [note["text"] for note in fig["layout"]["annotations"]] == ["[MASK]"]
     assert len(fig["data"][0]["y"]) == 20
+
+
+# --- label_bars: the Sentiment and Next-sentence scores in the look of fill_mask_bars -----------------------
+
+
+def test_label_bars_best_first_with_percent_labels():
+    fig = label_bars({"NEGATIVE": 0.1, "POSITIVE": 0.85, "NEUTRAL": 0.05}, title="Sentiment").to_dict()
+    (bar,) = fig["data"]
+    assert bar["type"] == "bar" and bar["orientation"] == "h"
+    assert list(bar["x"]) == [0.85, 0.1, 0.05] and list(bar["customdata"]) == ["POSITIVE", "NEGATIVE", "NEUTRAL"]
+    assert bar["text"] == ["85.0%", "10.0%", "5.0%"] and bar["textposition"] == "outside"
+    layout = fig["layout"]
+    assert layout["yaxis"]["ticktext"] == ["POSITIVE", "NEGATIVE", "NEUTRAL"]
+    assert layout["yaxis"]["autorange"] == "reversed"
+    assert layout["xaxis"]["tickformat"].endswith("%") and layout["xaxis"]["title"]["text"] == "probability"
+    assert layout["title"]["text"] == "Sentiment"
+
+
+def test_label_bars_height_follows_the_bars():
+    two = label_bars({"IsNext": 0.7, "NotNext": 0.3}).layout.height
+    five = label_bars({str(i): 0.2 for i in range(5)}).layout.height
+    assert five - two == 3 * BAR_HEIGHT and two <= MAX_HEIGHT
+
+
+def test_label_bars_looks_like_fill_mask_bars():
+    """One helper draws both: the same trace and axis styling, only the data differ."""
+    guesses = [SimpleNamespace(token=token, score=score) for token, score in (("bank", 0.6), ("shop", 0.3))]
+    mask = fill_mask_bars(SimpleNamespace(masks=(tuple(guesses),))).to_dict()
+    label = label_bars({"bank": 0.6, "shop": 0.3}).to_dict()
+    (mask_bar,), (label_bar,) = mask["data"], label["data"]
+    assert {k: v for k, v in mask_bar.items() if k not in ("xaxis", "yaxis")} == label_bar  # subplot refs aside
+    for axis in ("xaxis", "yaxis"):
+        assert {k: v for k, v in mask["layout"][axis].items() if k not in ("anchor", "domain")} == label["layout"][axis]
+    assert mask["layout"]["bargap"] == label["layout"]["bargap"]
+
+
+# --- percent axes: no two tick labels alike ------------------------------------------------------------------
+
+
+def tick_labels(axis: dict, low: float, high: float) -> list[str]:
+    """The labels plotly draws on a linear axis from tick0 in steps of dtick, formatted like d3 does ".N%"."""
+    ticks = np.arange(axis.get("tick0", 0), high + axis["dtick"] * 1e-6, axis["dtick"])
+    return [f"{tick:{axis['tickformat'][1:]}}" for tick in ticks if tick >= low - 1e-12]
+
+
+def test_dot_zero_percent_repeats_on_small_ranges():  # the bug: what a fixed ".0%" prints over 0-3%
+    assert [f"{tick:.0%}" for tick in (0, 0.005, 0.01, 0.015)] == ["0%", "0%", "1%", "2%"]
+
+
+@pytest.mark.parametrize("top", [0.0004, 0.003, 0.012, 0.03, 0.07, 0.3, 1.0, 1.05])
+def test_percent_ticks_never_repeat_a_label(top):
+    ticks = percent_ticks(top)
+    labels = tick_labels(ticks, 0.0, top)
+    assert 3 <= len(labels) <= 11 and len(set(labels)) == len(labels)
+
+
+def test_percent_ticks_choose_decimals_from_the_step():
+    assert percent_ticks(0.03)["tickformat"] == ".0%" and percent_ticks(0.03)["dtick"] == pytest.approx(0.01)
+    assert percent_ticks(0.02)["tickformat"] == ".1%"  # steps of 0.5%
+    assert percent_ticks(0.012)["tickformat"] == ".2%"  # steps of 0.25%
+    assert percent_ticks(0.001)["tickformat"] == ".2%"  # steps of 0.02%
+
+
+# --- every figure: sized for the screen, clear of gradio's label badge, axes titled ---------------------------
+
+
+def attention_result(n=6) -> AttentionResult:
+    weights = np.full((2, 4, n, n), 1 / n, dtype=np.float32)
+    tokens = tuple(f"w{i}" for i in range(n))
+    return AttentionResult("x", "encoder", tokens, (False,) * n, weights, False, n, "bidirectional", "synthetic")
+
+
+FIGURES = {
+    "head_heatmap": lambda: figures.head_heatmap(attention_result(), 0, 0),
+    "aggregate_heatmap": lambda: figures.aggregate_heatmap(np.eye(3), ["a", "b", "c"], "Identity"),
+    "layer_heads": lambda: figures.layer_heads(attention_result(), 0),
+    "head_overview": lambda: figures.head_overview(attention_result(), "to_self"),
+    "head_lines": lambda: figures.head_lines(attention_result(), 0, 0),
+    "causal_mask_figure": lambda: figures.causal_mask_figure(4),
+    "future_share_bars": lambda: figures.future_share_bars(backend.compare("The cat sat on the mat.")),
+    "same_word_lines": lambda: figures.same_word_lines(backend.same_word("a bank loan", "a river bank", "bank")),
+    "masked_both_bars": lambda: figures.masked_both_bars(backend.predict_masked_both("The cat sat on the [MASK].")),
+    "fill_mask_bars": lambda: figures.fill_mask_bars(fill_mask("A [MASK] and a [MASK] and a [MASK].", top_k=20)),
+    "label_bars": lambda: figures.label_bars({"POSITIVE": 0.9, "NEGATIVE": 0.1}),
+    "next_token_bars": lambda: figures.next_token_bars(backend.next_token("The cat", 1.0, top_p=0.9, n=30, seed=0)),
+    "logit_lens_heatmap": lambda: figures.logit_lens_heatmap(backend.logit_lens("The cat sat on the mat")),
+    "beam_figure": lambda: figures.beam_figure(backend.generate("Once", "beam", max_new_tokens=3, num_beams=2)),
+    "embedding_norms": lambda: figures.embedding_norms(backend.input_representation("The man.", "He left.")),
+    "causal_loss_bars": lambda: figures.causal_loss_bars(backend.causal_lm("Once upon a time there was a robot.")),
+}
+
+
+def test_every_public_figure_is_checked_here():
+    builders = {name for name in figures.__all__ if not name.endswith("_html") and name != "attention_figure"}
+    assert builders == set(FIGURES)
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_every_figure_has_a_height_that_fits_and_no_fixed_width(name):
+    layout = FIGURES[name]().to_dict()["layout"]
+    assert "width" not in layout  # the width follows the column gr.Plot sits in
+    assert 0 < layout["height"] <= MAX_HEIGHT  # set, so the page does not jump when the figure arrives
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_every_title_and_subplot_title_clears_the_label_badge(name):
+    """gr.Plot draws its label in a ~36-px badge over the figure's top-left corner."""
+    layout = FIGURES[name]().to_dict()["layout"]
+    height, top = layout["height"], layout["margin"]["t"]
+    title = layout.get("title", {})
+    lines = 0
+    if title.get("text"):
+        assert (title["yref"], title["yanchor"]) == ("container", "top")
+        assert (1 - title["y"]) * height >= BADGE_CLEARANCE - 1e-9  # the title's top edge is under the badge
+        lines = 1 + bool(title.get("subtitle", {}).get("text"))
+    subplot_titles = [note for note in layout.get("annotations", ()) if note.get("yref") == "paper"]
+    lines += max((note["text"].count("<br>") + 1 for note in subplot_titles), default=0)
+    assert top >= BADGE_CLEARANCE + LINE * lines
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_every_quantity_axis_is_titled_and_every_percent_axis_reads_uniquely(name):
+    layout = FIGURES[name]().to_dict()["layout"]
+    for key, axis in layout.items():
+        if not key.startswith(("xaxis", "yaxis")) or axis.get("visible") is False or "ticktext" in axis:
+            continue  # token axes name their tokens; head_lines hides its axes
+        assert axis.get("title", {}).get("text"), f"{name}: {key} has no title"
+        if "%" in axis.get("tickformat", ""):
+            labels = tick_labels(axis, *axis["range"])
+            assert len(set(labels)) == len(labels) >= 2, f"{name}: {key} prints {labels}"
+
+
+def test_the_cumulative_axis_is_titled():
+    layout = FIGURES["next_token_bars"]().layout
+    assert layout.yaxis2.title.text == "cumulative probability" and layout.yaxis2.overlaying == "y"

@@ -9,6 +9,8 @@ import torch
 from bg_demo import models
 from bg_demo.backend.pretraining import IGNORE, causal_lm, choose_targets, input_representation, mlm_corruption
 from bg_demo.errors import InputError
+from bg_demo.figures import causal_loss_bars
+from bg_demo.figures.style import BADGE_CLEARANCE, LINE
 
 SENTENCE = "The quick brown fox jumps over the lazy dog while the five boxing wizards jump quickly."
 
@@ -105,3 +107,13 @@ def test_causal_lm_loss_is_gpt2s_own():
 def test_bad_input_says_what_to_change(fn, args, message):
     with pytest.raises(InputError, match=message):
         fn(*args)
+
+
+def test_causal_loss_bars_state_the_mean_in_the_subtitle_not_over_the_bars():
+    result = causal_lm("Once upon a time in a distant galaxy, a small robot dreamed.")
+    layout = causal_loss_bars(result).to_dict()["layout"]
+    assert not layout.get("annotations")  # nothing drawn inside the plot
+    assert f"perplexity {result.perplexity:.1f}" in layout["title"]["subtitle"]["text"]
+    (mean,) = layout["shapes"]
+    assert mean["y0"] == mean["y1"] == pytest.approx(result.loss)
+    assert layout["margin"]["t"] >= BADGE_CLEARANCE + 2 * LINE  # the badge, the title and its subtitle

@@ -20,7 +20,7 @@ from bg_demo.figures.generation import (
     token_probability_html,
 )
 from bg_demo.figures.pretraining import causal_loss_bars, embedding_norms
-from bg_demo.figures.tasks import fill_mask_bars
+from bg_demo.figures.tasks import fill_mask_bars, label_bars
 
 __all__ = [
     "aggregate_heatmap",
@@ -34,6 +34,7 @@ __all__ = [
     "head_heatmap",
     "head_lines",
     "head_overview",
+    "label_bars",
     "layer_heads",
     "logit_lens_heatmap",
     "masked_both_bars",

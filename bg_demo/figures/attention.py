@@ -1,12 +1,13 @@
 """Figures for attention: one head, a layer's heads, every head at a glance, lines, aggregates, and BERT beside GPT-2.
 
-Token axes use integer positions with the tokens as tick text (two tokens that print alike would
-merge on a categorical axis), and hover labels read that tick text. Weights go in as float32 numpy
-arrays, which plotly sends as base64: a third of the size of lists.
+Heatmap axes are categories named by token and position ("bank #4": two tokens that print alike
+stay apart), so hovers name the whole token; tick labels are thinned and shortened (see axes.py).
+Weights go in as float32 numpy arrays, which plotly sends as base64: a third of the size of lists.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -14,12 +15,23 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from bg_demo.backend.attention import attention_view, head_stats, visible
+from bg_demo.figures.axes import (
+    TICK_FONT,
+    map_height,
+    percent_axis,
+    percent_ticks,
+    shorten,
+    shown_positions,
+    token_axis,
+    token_names,
+)
 from bg_demo.figures.style import OKABE_ITO, base_layout
+from bg_demo.figures.tasks import add_probability_bars, bars_height
 
 WEIGHTS_SCALE = "Viridis"  # perceptually even, colour-blind safe, light high weights stand out on a projector
 STATS_SCALE = "Cividis"  # a second scale, so the overview never reads as a weight map
 MASK_SCALE = [[0.0, "#E8E8E8"], [0.5, "#E8E8E8"], [0.5, OKABE_ITO["blue"]], [1.0, OKABE_ITO["blue"]]]
-HOVER = "%{y} → %{x}: %{z:.3f}<extra></extra>"  # query → key: weight (the axes' tick text names the tokens)
+HOVER = "query %{y} → key %{x}<br>weight %{z:.3f}<extra></extra>"  # the axes' categories name the tokens
 STAT_LABELS = {
     "entropy": ("entropy (bits)", ".2f"),
     "to_special": ("share on [CLS]/[SEP] (GPT-2: first token)", ".1%"),
@@ -29,42 +41,36 @@ STAT_LABELS = {
 LINE_BINS = (0.02, 0.05, 0.1, 0.2, 0.4, 1.01)  # weights below the first are not drawn
 MODEL_NAMES = {"encoder": "BERT (encoder)", "decoder": "GPT-2 (decoder)"}
 MODEL_COLOURS = {"encoder": OKABE_ITO["blue"], "decoder": OKABE_ITO["orange"]}
-
-
-def token_axis(tokens, show: bool = True) -> dict:
-    """Every position a tick named by its token; the labels shrink as tokens get many."""
-    size = int(min(14, max(7, 700 / max(len(tokens), 1))))
-    return dict(
-        tickmode="array",
-        tickvals=list(range(len(tokens))),
-        ticktext=list(tokens),
-        showticklabels=show,
-        tickfont=dict(size=size),
-        showgrid=False,
-        zeroline=False,
-    )
+PANEL_HEIGHT = 140  # px per row of the layer grid: three rows (twelve heads) fit MAX_HEIGHT
+GRID_CHROME = 170  # px around the grid: title, subplot titles, rotated key labels
+PANEL_TICK_LABELS = 8  # a ~140-px panel has room for about eight token labels
 
 
 def _coloraxis(top: float, title: str = "weight") -> dict:
     return dict(colorscale=WEIGHTS_SCALE, cmin=0.0, cmax=max(float(top), 1e-6), colorbar=dict(title=title))
 
 
-def _matrix_figure(matrix, tokens, title: str, hover: str = HOVER) -> go.Figure:
-    """One (query, key) matrix as a heatmap, queries top to bottom, with square cells."""
+def _token_axes(fig, tokens, key_title: str, query_title: str) -> None:
+    """Keys across, queries down (query 0 on top), on axes whose categories are `token_names(tokens)`."""
+    fig.update_xaxes(**token_axis(tokens), type="category", tickangle=-60, title_text=key_title)
+    fig.update_yaxes(**token_axis(tokens), type="category", autorange="reversed", title_text=query_title)
+
+
+def _matrix_figure(matrix, tokens, title: str, subtitle: str = "") -> go.Figure:
+    """One (query, key) matrix as a heatmap filling the width, as tall as its tokens need (see map_height)."""
     matrix = np.asarray(matrix, dtype=np.float32)  # (Q, K)
-    fig = go.Figure(go.Heatmap(z=matrix, coloraxis="coloraxis", hovertemplate=hover))
-    side = int(min(900, max(380, 160 + 16 * len(tokens))))
-    fig.update_xaxes(**token_axis(tokens), tickangle=-60, title_text="key (attended to)")
-    fig.update_yaxes(**token_axis(tokens), autorange="reversed", scaleanchor="x", title_text="query (attending)")
-    fig.update_layout(**base_layout(title=title, height=side, coloraxis=_coloraxis(matrix.max())))
+    names = token_names(tokens)
+    fig = go.Figure(go.Heatmap(z=matrix, x=names, y=names, coloraxis="coloraxis", hovertemplate=HOVER))
+    _token_axes(fig, tokens, "key (attended to)", "query (attending)")
+    fig.update_layout(**base_layout(map_height(len(tokens)), title, subtitle, coloraxis=_coloraxis(matrix.max())))
     return fig
 
 
 def head_heatmap(result, layer: int, head: int, hide_special: bool = False) -> go.Figure:
     """One head as a heatmap. result: an AttentionResult, weights (L, H, Q, K)."""
     weights, tokens, _ = visible(result, hide_special)
-    title = f"Layer {layer}, head {head}<br><sub>each row is a query, each column a key</sub>"
-    return _matrix_figure(weights[layer, head], tokens, title)
+    subtitle = "each row is a query, each column a key"
+    return _matrix_figure(weights[layer, head], tokens, f"Layer {layer}, head {head}", subtitle)
 
 
 def aggregate_heatmap(matrix, tokens, title: str) -> go.Figure:
@@ -77,24 +83,29 @@ def _spacing(rows: int) -> float:
 
 
 def layer_heads(result, layer: int, hide_special: bool = False) -> go.Figure:
-    """Every head of one layer as small multiples, four to a row, on one shared colour axis."""
+    """Every head of one layer as small multiples, four to a row, on one shared colour axis; token labels
+    (every k-th) on the left column and under the lowest panel of each column."""
     weights, tokens, _ = visible(result, hide_special)
     n_heads = weights.shape[1]
     cols = min(4, n_heads)
     rows = math.ceil(n_heads / cols)
     titles = [f"head {h}" for h in range(n_heads)]
     fig = make_subplots(rows, cols, subplot_titles=titles, horizontal_spacing=0.03, vertical_spacing=_spacing(rows))
+    names = token_names(tokens)
     for h in range(n_heads):
+        z = weights[layer, h].astype(np.float32)  # (Q, K)
         hover = f"head {h}<br>" + HOVER
-        trace = go.Heatmap(z=weights[layer, h].astype(np.float32), coloraxis="coloraxis", hovertemplate=hover)
+        trace = go.Heatmap(z=z, x=names, y=names, coloraxis="coloraxis", hovertemplate=hover)
         fig.add_trace(trace, row=h // cols + 1, col=h % cols + 1)
-    labelled = len(tokens) <= 16  # tick labels on the outer panels only while they can be read
-    fig.update_xaxes(**token_axis(tokens, show=False), tickangle=-60)
-    fig.update_yaxes(**token_axis(tokens, show=False), autorange="reversed")
-    fig.update_xaxes(showticklabels=labelled, row=rows)
-    fig.update_yaxes(showticklabels=labelled, col=1)
+    axis = token_axis(tokens, PANEL_TICK_LABELS, show=False)
+    fig.update_xaxes(**axis, type="category", tickangle=-60)
+    fig.update_yaxes(**axis, type="category", autorange="reversed")
+    for h in range(max(0, n_heads - cols), n_heads):  # the lowest panel of each column
+        fig.update_xaxes(showticklabels=True, row=h // cols + 1, col=h % cols + 1)
+    fig.update_yaxes(showticklabels=True, col=1)
+    height = GRID_CHROME + PANEL_HEIGHT * rows
     fig.update_layout(
-        **base_layout(title=f"Layer {layer}: all {n_heads} heads", height=80 + 230 * rows),
+        **base_layout(height, f"Layer {layer}: all {n_heads} heads", subplot_titles=1),
         coloraxis=_coloraxis(weights[layer].max()),
     )
     return fig
@@ -105,14 +116,15 @@ def head_overview(result, stat: str = "entropy", hide_special: bool = False, sel
     weights, _, sinks = visible(result, hide_special)
     values = getattr(head_stats(weights, sinks), stat)  # (L, H)
     label, fmt = STAT_LABELS[stat]
-    n_layers, n_heads = values.shape
+    n_layers = values.shape[0]
+    ticks = percent_ticks(float(np.nanmax(values) - np.nanmin(values))) if "%" in fmt else {}
     fig = go.Figure(
         go.Heatmap(
             z=values,
             colorscale=STATS_SCALE,
             xgap=3,
             ygap=3,
-            colorbar=dict(title=label.split(" (")[0], tickformat=fmt if "%" in fmt else None),
+            colorbar=dict(title=label.split(" (")[0], **ticks),
             hovertemplate=f"layer %{{y}}, head %{{x}}<br>{label}: %{{z:{fmt}}}<extra></extra>",
         )
     )
@@ -123,7 +135,7 @@ def head_overview(result, stat: str = "entropy", hide_special: bool = False, sel
     fig.update_xaxes(title_text="head", dtick=1, showgrid=False, zeroline=False)
     fig.update_yaxes(title_text="layer", dtick=1, autorange="reversed", showgrid=False, zeroline=False)
     title = f"Every head at a glance: {label}"
-    fig.update_layout(**base_layout(title=title, height=int(min(800, 140 + 40 * n_layers))))
+    fig.update_layout(**base_layout(map_height(n_layers), title))
     return fig
 
 
@@ -140,7 +152,7 @@ def head_lines(result, layer: int, head: int, hide_special: bool = False) -> go.
     weights, tokens, _ = visible(result, hide_special)
     matrix = weights[layer, head]  # (Q, K)
     fig = go.Figure()
-    for i, (low, high) in enumerate(zip(LINE_BINS[:-1], LINE_BINS[1:])):
+    for i, (low, high) in enumerate(itertools.pairwise(LINE_BINS)):
         queries, keys = np.nonzero((matrix >= low) & (matrix < high))
         if len(queries):
             x, y = _segments(queries, keys)
@@ -151,13 +163,15 @@ def head_lines(result, layer: int, head: int, hide_special: bool = False) -> go.
     middle = dict(x=np.full(len(queries), 0.5, dtype=np.float32), y=((queries + keys) / 2).astype(np.float32))
     marker = dict(size=6, opacity=0)
     fig.add_trace(go.Scatter(**middle, mode="markers", marker=marker, hovertext=hover, hoverinfo="text"))
+    shown = shown_positions(len(tokens))  # every k-th token named, as on the heatmaps' axes
     for x, side in ((0, "middle left"), (1, "middle right")):
-        column = dict(x=np.full(len(tokens), x), y=np.arange(len(tokens)), text=list(tokens), textposition=side)
-        fig.add_trace(go.Scatter(**column, mode="text", hoverinfo="skip"))
+        text = [shorten(tokens[i]) for i in shown]
+        column = dict(x=np.full(len(shown), x), y=np.array(shown), text=text, textposition=side)
+        fig.add_trace(go.Scatter(**column, mode="text", textfont=TICK_FONT, hoverinfo="skip"))
     fig.update_xaxes(visible=False, range=[-0.6, 1.6])
     fig.update_yaxes(visible=False, autorange="reversed")
-    title = f"Layer {layer}, head {head}<br><sub>queries on the left, keys on the right</sub>"
-    fig.update_layout(**base_layout(title=title, height=int(min(1600, 120 + 22 * len(tokens))), showlegend=False))
+    subtitle = "queries on the left, keys on the right"
+    fig.update_layout(**base_layout(map_height(len(tokens)), f"Layer {layer}, head {head}", subtitle, showlegend=False))
     return fig
 
 
@@ -185,16 +199,15 @@ def causal_mask_figure(n_tokens: int, tokens=None) -> go.Figure:
     """GPT-2's causal mask: query q may attend to key k only when k <= q (blue); the rest is masked."""
     tokens = list(tokens) if tokens is not None else [str(i) for i in range(n_tokens)]
     mask = np.tril(np.ones((n_tokens, n_tokens), dtype=np.float32))  # (Q, K): 1 = may attend
+    names = token_names(tokens)
     trace = go.Heatmap(
-        z=mask, colorscale=MASK_SCALE, zmin=0, zmax=1, showscale=False, xgap=1, ygap=1,
-        hovertemplate="%{y} → %{x}: %{z}<extra>1 = may attend, 0 = masked</extra>",
+        z=mask, x=names, y=names, colorscale=MASK_SCALE, zmin=0, zmax=1, showscale=False, xgap=1, ygap=1,
+        hovertemplate="query %{y} → key %{x}: %{z}<extra>1 = may attend, 0 = masked</extra>",
     )
     fig = go.Figure(trace)
-    side = int(min(800, max(340, 160 + 16 * n_tokens)))
-    fig.update_xaxes(**token_axis(tokens), tickangle=-60, title_text="key")
-    fig.update_yaxes(**token_axis(tokens), autorange="reversed", scaleanchor="x", title_text="query")
+    _token_axes(fig, tokens, "key", "query")
     title = "GPT-2's causal mask: blue = may attend"
-    fig.update_layout(**base_layout(title=title, height=side))
+    fig.update_layout(**base_layout(map_height(n_tokens), title))
     return fig
 
 
@@ -216,9 +229,9 @@ def future_share_bars(result) -> go.Figure:
         )
     top = max([*result.encoder_future, *result.decoder_future, 0.1])
     fig.update_xaxes(title_text="layer", dtick=1)
-    fig.update_yaxes(title_text="attention to later tokens", tickformat=".0%", range=[0, min(1.0, top * 1.25)])
-    title = "Attention to later tokens<br><sub>the share that goes to the right of each token</sub>"
-    fig.update_layout(**base_layout(title=title, height=380, barmode="group", legend=dict(orientation="h", y=-0.2)))
+    fig.update_yaxes(title_text="attention to later tokens", **percent_axis(min(1.0, top * 1.25)))
+    title, subtitle = "Attention to later tokens", "the share that goes to the right of each token"
+    fig.update_layout(**base_layout(380, title, subtitle, barmode="group", legend=dict(orientation="h", y=-0.2)))
     return fig
 
 
@@ -231,7 +244,7 @@ def same_word_lines(result) -> go.Figure:
         encoder = track.role == "encoder"
         fig.add_trace(
             go.Scatter(
-                x=np.arange(len(track.similarity)),
+                x=["embeddings"] + [f"layer {i}" for i in range(len(track.similarity) - 1)],
                 y=np.asarray(track.similarity, dtype=np.float64),
                 mode="lines+markers",
                 name=MODEL_NAMES[track.role],
@@ -240,39 +253,22 @@ def same_word_lines(result) -> go.Figure:
                 hovertemplate=f"{MODEL_NAMES[track.role]}, %{{x}}: %{{y:.4f}}<extra></extra>",
             )
         )
-    n = max(len(track.similarity) for track in tracks)
     lowest = min(min(track.similarity) for track in tracks)
-    fig.update_xaxes(**token_axis(["embeddings"] + [f"layer {i}" for i in range(n - 1)]), title_text="")
+    fig.update_xaxes(type="category", title_text="the word's vector after")
     fig.update_yaxes(title_text="cosine similarity", range=[min(0.5, math.floor(10 * (lowest - 0.05)) / 10), 1.02])
     title = f"'{result.word}' in the two sentences: how alike are its vectors?"
-    fig.update_layout(**base_layout(title=title, height=400, legend=dict(orientation="h", y=-0.25)))
+    fig.update_layout(**base_layout(400, title, legend=dict(orientation="h", y=-0.3)))
     return fig
 
 
 def masked_both_bars(result) -> go.Figure:
     """BERT's guesses for the [MASK] (both sides) beside GPT-2's next tokens (left side only), best on top.
     result: a MaskedBothResult."""
-    titles = ["BERT: reads both sides of the gap", "GPT-2: reads only the words before it"]
+    titles = ["BERT:<br>reads both sides of the gap", "GPT-2:<br>reads only the words before it"]  # fit a phone
     fig = make_subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.18)
     for col, (role, guesses) in enumerate((("encoder", result.encoder), ("decoder", result.decoder)), start=1):
-        k = len(guesses)
-        fig.add_trace(
-            go.Bar(
-                x=[guess.score for guess in guesses],
-                y=list(range(k)),
-                orientation="h",
-                marker_color=MODEL_COLOURS[role],
-                text=[f"{guess.score:.1%}" for guess in guesses],
-                textposition="outside",
-                customdata=[guess.token for guess in guesses],
-                hovertemplate="%{customdata}: %{x:.2%}<extra></extra>",
-                showlegend=False,
-            ),
-            row=1,
-            col=col,
-        )
-        fig.update_yaxes(**token_axis([guess.token for guess in guesses]), autorange="reversed", row=1, col=col)
-        top = max(guess.score for guess in guesses)
-        fig.update_xaxes(tickformat=".0%", range=[0, min(1.0, top * 1.3) or 1.0], row=1, col=col)
-    fig.update_layout(**base_layout(height=120 + 34 * max(len(result.encoder), len(result.decoder))))
+        tokens, scores = [guess.token for guess in guesses], [guess.score for guess in guesses]
+        add_probability_bars(fig, tokens, scores, MODEL_COLOURS[role], row=1, col=col)
+    bars = max(len(result.encoder), len(result.decoder))
+    fig.update_layout(**base_layout(bars_height(bars, subplot_titles=2), subplot_titles=2))
     return fig

@@ -7,8 +7,10 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
+from bg_demo.figures.axes import map_height, percent_axis, percent_ticks, token_axis, token_names
 from bg_demo.figures.style import OKABE_ITO, base_layout
 
+COLORBAR_TICKS = 2  # 0%, 50%, 100%: a colour bar beside a few layers has room for three labels
 # probability bins for colouring generated tokens: (lower bound, background, label); blue = expected,
 # orange = surprising, so the scale survives every common colour-vision deficiency
 PROBABILITY_BINS = (
@@ -54,7 +56,7 @@ def next_token_bars(result) -> go.Figure:
     grey if top-k drops them, orange if top-p does), the model's own probability as a marker, and the
     cumulative probability that top-p reads as a line with its threshold."""
     cands = result.candidates
-    x = list(range(len(cands)))
+    x = list(range(len(cands)))  # integer positions: two candidates may print alike
     colours = [
         OKABE_ITO["blue"] if c.kept_by_top_p else OKABE_ITO["orange"] if c.kept_by_top_k else "#bbbbbb"
         for c in cands
@@ -86,16 +88,15 @@ def next_token_bars(result) -> go.Figure:
     if result.top_p < 1.0:
         fig.add_hline(y=result.top_p, yref="y2", line=dict(color=OKABE_ITO["green"], dash="dash"),
                       annotation_text=f"top-p = {result.top_p:g}")
-    title = (
-        f"entropy {result.entropy:.2f} bits → {result.entropy_scaled:.2f} after temperature; "
-        f"{result.kept} token{'s' if result.kept != 1 else ''} can be sampled"
-    )
+    title = f"entropy {result.entropy:.2f} bits → {result.entropy_scaled:.2f} after temperature"
+    subtitle = f"{result.kept} token{'s' if result.kept != 1 else ''} can be sampled"
+    top = min(1.0, 1.1 * max((max(c.scaled, c.probability) for c in cands), default=1.0))
+    legend = dict(orientation="h", yref="container", y=0, yanchor="bottom")  # under the axis title, off the bars
     fig.update_layout(
-        **base_layout(height=420, title=dict(text=title, font_size=15), bargap=0.2,
-                      legend=dict(orientation="h", y=-0.25)),
-        xaxis=dict(tickvals=x, ticktext=[c.text for c in cands], tickangle=-45),
-        yaxis=dict(title="probability", tickformat=".0%", rangemode="tozero"),
-        yaxis2=dict(overlaying="y", side="right", range=[0, 1.05], tickformat=".0%", showgrid=False),
+        **base_layout(460, title, subtitle, bargap=0.2, legend=legend),
+        xaxis=dict(**token_axis([c.text for c in cands]), tickangle=-45, title="candidate next token, best first"),
+        yaxis=dict(title="probability", **percent_axis(top)),
+        yaxis2=dict(overlaying="y", side="right", title="cumulative probability", showgrid=False, **percent_axis(1.05)),
     )
     return fig
 
@@ -103,25 +104,27 @@ def next_token_bars(result) -> go.Figure:
 def logit_lens_heatmap(result) -> go.Figure:
     """Layers (bottom = embeddings, top = last layer) x positions: each cell the token predicted next at
     that layer, coloured by its probability."""
-    n_layers, n_tokens = result.probabilities.shape
+    n_layers = len(result.layers)
     fig = go.Figure(
         go.Heatmap(
-            z=result.probabilities.astype(np.float32),
+            z=result.probabilities.astype(np.float32),  # (layers, positions)
+            x=token_names(result.tokens),
+            y=list(result.layers),
             text=[list(row) for row in result.predictions],
             texttemplate="%{text}",
             colorscale="Cividis",
             zmin=0.0,
             zmax=1.0,
-            colorbar=dict(title="p", tickformat=".0%"),
+            colorbar=dict(title="probability", **percent_ticks(1.0, COLORBAR_TICKS)),
             customdata=result.final_rank,
             hovertemplate="%{y}, after %{x}<br>predicts %{text} (%{z:.1%})<br>"
             "rank of the final prediction here: %{customdata}<extra></extra>",
         )
     )
     fig.update_layout(
-        **base_layout(height=140 + 48 * n_layers, title="What each layer would predict next"),
-        xaxis=dict(tickvals=list(range(n_tokens)), ticktext=list(result.tokens), tickangle=-45),
-        yaxis=dict(tickvals=list(range(n_layers)), ticktext=list(result.layers)),
+        **base_layout(map_height(n_layers), "What each layer would predict next"),
+        xaxis=dict(**token_axis(result.tokens), type="category", tickangle=-45, title="reading up to"),
+        yaxis=dict(**token_axis(result.layers), type="category", title="layer"),
     )
     return fig
 
@@ -143,7 +146,7 @@ def beam_figure(result) -> go.Figure:
             )
         )
     fig.update_layout(
-        **base_layout(height=360, title="Beams kept at each step (best = highest)"),
+        **base_layout(360, "Beams kept at each step (best = highest)"),
         xaxis=dict(title="new tokens", dtick=1),
         yaxis=dict(title="cumulative log-probability"),
     )

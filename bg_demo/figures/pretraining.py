@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
+from bg_demo.figures.axes import token_axis
 from bg_demo.figures.style import OKABE_ITO, base_layout
 
 
@@ -21,14 +22,15 @@ def embedding_norms(result) -> go.Figure:
     fig = go.Figure(
         [
             go.Bar(x=x, y=[getattr(row, field) for row in rows], name=name, marker_color=colour,
-                   hovertemplate=f"{name} embedding: %{{y:.2f}}<extra></extra>")
+                   customdata=[row.token for row in rows],
+                   hovertemplate=f"%{{customdata}}: {name} embedding %{{y:.2f}}<extra></extra>")
             for name, field, colour in parts
         ]
     )
     fig.update_layout(
-        **base_layout(height=380, barmode="group", title="Length of each embedding that BERT adds up",
+        **base_layout(380, "Length of each embedding that BERT adds up", barmode="group",
                       legend=dict(orientation="h", y=-0.3)),
-        xaxis=dict(tickvals=x, ticktext=[row.token for row in rows], tickangle=-45),
+        xaxis=dict(**token_axis([row.token for row in rows]), tickangle=-45),
         yaxis=dict(title="L2 norm"),
     )
     return fig
@@ -41,15 +43,17 @@ def causal_loss_bars(result) -> go.Figure:
     fig = go.Figure(
         go.Bar(
             x=x, y=[step.loss for step in steps], marker_color=OKABE_ITO["vermillion"],
-            customdata=[[step.probability, step.rank] for step in steps],
-            hovertemplate="−log p = %{y:.2f}<br>p = %{customdata[0]:.2%}, rank %{customdata[1]}<extra></extra>",
+            customdata=[[step.probability, step.rank, step.target] for step in steps],
+            hovertemplate="%{customdata[2]}<br>−log p = %{y:.2f}<br>p = %{customdata[0]:.2%}, rank %{customdata[1]}"
+            "<extra></extra>",
         )
     )
-    fig.add_hline(y=result.loss, line=dict(color=OKABE_ITO["blue"], dash="dash"),
-                  annotation_text=f"mean loss {result.loss:.2f} (perplexity {result.perplexity:.1f})")
+    fig.add_hline(y=result.loss, line=dict(color=OKABE_ITO["blue"], dash="dash"))
+    title = "How surprised GPT-2 is by each next token"
+    mean = f"dashed line: the mean loss {result.loss:.2f} (perplexity {result.perplexity:.1f})"  # never over the bars
     fig.update_layout(
-        **base_layout(height=360, title="How surprised GPT-2 is by each next token"),
-        xaxis=dict(tickvals=x, ticktext=[step.target for step in steps], tickangle=-45, title="target token"),
+        **base_layout(380, title, mean),
+        xaxis=dict(**token_axis([step.target for step in steps]), tickangle=-45, title="target token"),
         yaxis=dict(title="−log p (nats)", rangemode="tozero"),
     )
     return fig
