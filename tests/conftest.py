@@ -48,3 +48,35 @@ def pipeline_for(tiny_dir):
         return cache[task, role]
 
     return make
+
+
+CHROMIUM = "/usr/bin/chromium"  # Debian's; playwright's own download is not used
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+
+
+@pytest.fixture(scope="module")
+def app_url(tiny_dir):
+    """The whole app, served on the tiny models, for a module of browser tests."""
+    from bg_demo.ui import build_demo, launch_options
+
+    demo = build_demo()
+    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, **launch_options())
+    yield url
+    demo.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()

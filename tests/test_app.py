@@ -1,6 +1,7 @@
 """The app through its public API, as a developer calls it: every endpoint via gradio_client."""
 
 import html
+import json
 import re
 
 import pytest
@@ -33,10 +34,16 @@ def test_fill_mask(client):
     assert [piece["class_or_confidence"] for piece in tokens if piece["class_or_confidence"]] == ["[MASK]"]
 
 
+def _bars(plot) -> dict:
+    """label -> probability, read back from a probability bar figure as the browser receives it."""
+    (bars,) = json.loads(plot["plot"])["data"]
+    return dict(zip(bars["customdata"], bars["x"]))
+
+
 def test_classify(client):
     scores, _, raw = client.predict("I loved this movie.", api_name="/classify")
-    assert {c["label"] for c in scores["confidences"]} == {"NEGATIVE", "POSITIVE"}
-    assert scores["label"] == raw["label"]
+    assert _bars(scores) == pytest.approx(raw["scores"])
+    assert set(raw["scores"]) == {"NEGATIVE", "POSITIVE"}
 
 
 def test_ner(client):
@@ -60,9 +67,8 @@ def test_qa(client):
 
 def test_next_sentence(client):
     scores, segments, raw = client.predict("The man went to the store.", "He bought milk.", api_name="/next_sentence")
-    assert {c["label"] for c in scores["confidences"]} == {"IsNext", "NotNext"}
     assert [piece["class_or_confidence"] for piece in segments] == ["A" if s == 0 else "B" for s in raw["segment_ids"]]
-    assert raw["is_next"] == pytest.approx(next(c["confidence"] for c in scores["confidences"] if c["label"] == "IsNext"))
+    assert _bars(scores) == pytest.approx({"IsNext": raw["is_next"], "NotNext": 1 - raw["is_next"]})
 
 
 @pytest.mark.parametrize(
@@ -131,6 +137,20 @@ def test_generate_streams_text_that_only_grows(client, slow_decoding):
     assert final[3]["done"] and final[3]["seed"] == 5 and len(final[3]["texts"]) == 2
     assert "title=\"rank" in final[0]  # finished tokens carry rank and probability on hover
     assert "seed 5" in final[2]
+
+
+def test_generate_seed_is_optional_and_each_unseeded_sample_draws_a_new_one(client):
+    endpoint = client.view_api(print_info=False, return_format="dict")["named_endpoints"]["/generate"]
+    seed = next(p for p in endpoint["parameters"] if p["parameter_name"] == "seed")
+    assert seed["parameter_has_default"]
+    runs = [client.predict(prompt="Once upon a time", strategy="top_p", max_new_tokens=8, api_name="/generate")
+            for _ in range(2)]
+    seeds = [raw["seed"] for *_, raw in runs]
+    assert None not in seeds and seeds[0] != seeds[1]
+    assert all(f"seed {raw['seed']}" in summary for _, _, summary, raw in runs)  # shown, so it can be repeated
+    again = client.predict(prompt="Once upon a time", strategy="top_p", max_new_tokens=8, seed=str(seeds[0]),
+                           api_name="/generate")
+    assert again[3]["texts"] == runs[0][3]["texts"]
 
 
 def test_an_api_cancel_takes_the_request_out_of_the_batch(client, slow_decoding):

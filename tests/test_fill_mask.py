@@ -36,11 +36,23 @@ def test_result_holds_tokens_positions_and_filled_sentence():
     result = fill_mask("The cat sat on the [MASK].", top_k=3)
     assert result.tokens[0] == "[CLS]" and result.tokens[-1] == "[SEP]"
     assert [result.tokens[i] for i in result.mask_positions] == ["[MASK]"]
-    best = result.masks[0][0].token
-    expected = "The cat sat on the" + (best[2:] if best.startswith("##") else " " + best) + "."
-    assert result.filled == expected
+    assert result.filled == f"The cat sat on the {result.masks[0][0].token}."
     scores = [p.score for p in result.masks[0]]
     assert scores == sorted(scores, reverse=True) and len(scores) == 3
+
+
+@pytest.mark.parametrize(
+    ("text", "words", "filled"),
+    [
+        ("to the [MASK].", ["##s"], "to the ##s."),  # after a space a piece stays a marked piece
+        ("play[MASK] now", ["##ing"], "playing now"),  # written against a word, it continues it
+        ("[MASK] and [MASK]", ["cats", "dogs"], "cats and dogs"),
+    ],
+)
+def test_filled_sentence_joins_a_piece_only_to_the_word_it_touches(text, words, filled):
+    from bg_demo.backend.fill_mask import _fill
+
+    assert _fill(text, "[MASK]", words) == filled
 
 
 @pytest.mark.parametrize(

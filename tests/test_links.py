@@ -3,7 +3,7 @@
 import gradio as gr
 import pytest
 
-from bg_demo.ui.links import Links, Page, convert
+from bg_demo.ui.links import Links, Page, Run, convert
 
 
 @pytest.fixture
@@ -55,3 +55,16 @@ def test_values_are_checked_against_each_input(links):
 def test_unknown_page_changes_nothing(links):
     links, components = links
     assert all(_value(update) is None for update in links.open("nowhere", {"text": "x"}))
+
+
+def test_run_starts_only_the_runs_whose_fields_the_link_gives():
+    with gr.Blocks():
+        text, first, second = gr.Textbox(), gr.Textbox(), gr.Textbox()
+    whole = Run(print, [text], [])
+    pair = Run(print, [first, second], [], needs=("first", "second"))
+    links = Links([Page("p", {"text": text, "first": first, "second": second}, runs=(whole, pair))])
+    *_, whole_trigger, pair_trigger = links.open("p", {"text": "hi"}, run=True)
+    assert isinstance(whole_trigger, int) and _value(pair_trigger) is None
+    *_, whole_trigger, pair_trigger = links.open("p", {"first": "a", "second": "b"}, run=True)
+    assert isinstance(whole_trigger, int) and isinstance(pair_trigger, int)
+    assert all(_value(update) is None for update in links.open("p", {"text": "hi"})[-2:])  # no run=1: nothing runs

@@ -5,7 +5,7 @@ from bg_demo.backend.classify import classify
 from bg_demo.backend.compare import compare, model_facts, predict_masked_both, same_word
 from bg_demo.backend.entities import recognize_entities
 from bg_demo.backend.fill_mask import fill_mask
-from bg_demo.backend.generate import GenerationSettings, generate, generate_stream
+from bg_demo.backend.generate import GenerationSettings, generate, generate_stream, seed_or_draw
 from bg_demo.backend.generate import submit as submit_generation
 from bg_demo.backend.logit_lens import logit_lens
 from bg_demo.backend.next_sentence import next_sentence
@@ -34,6 +34,7 @@ __all__ = [
     "predict_masked_both",
     "recognize_entities",
     "same_word",
+    "seed_or_draw",
     "submit_generation",
 ]
 

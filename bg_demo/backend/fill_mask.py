@@ -82,13 +82,13 @@ def fill_mask(text: str, top_k: int = 5, *, model_id: str | None = None) -> Fill
 
 
 def _fill(text: str, mask_token: str, words: list[str]) -> str:
-    """Replace the masks in order; a `##` continuation joins the word before it."""
+    """Replace the masks in order. A `##` continuation joins the word before it only where the mask is
+    written against that word ("play[MASK]"); after a space it stays the marked piece it is, so the sentence
+    never shows a word the student did not write."""
     parts = text.split(mask_token)
     out = parts[0]
     for word, after in zip(words, parts[1:]):
-        if word.startswith("##"):
-            out = out.rstrip() + word[2:]
-        else:
-            out += word
+        attached = bool(out) and not out[-1].isspace()
+        out += word[2:] if word.startswith("##") and attached else word
         out += after
     return out

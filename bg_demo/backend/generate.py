@@ -23,6 +23,14 @@ SAMPLING = ("temperature", "top_k", "top_p")
 MAX_SEED = 2**31 - 1
 
 
+def seed_or_draw(seed) -> int:
+    """The seed given (a whole number, as text or a number), or a freshly drawn one when it is left empty:
+    every sample has a seed to report, so any sample can be repeated."""
+    if seed is None or not str(seed).strip():
+        return random.randrange(MAX_SEED)
+    return require_int(str(seed).strip(), "Seed", 0, MAX_SEED)
+
+
 @dataclass(frozen=True)
 class GenerationSettings:
     """How to generate: validated on construction (an InputError says what to change), and normalised so
@@ -56,8 +64,7 @@ class GenerationSettings:
             seed=None,
         )
         if sampling:
-            drawn = self.seed in (None, "")
-            values["seed"] = random.randrange(MAX_SEED) if drawn else require_int(self.seed, "Seed", 0, MAX_SEED)
+            values["seed"] = seed_or_draw(self.seed)
         if beam and values["num_return_sequences"] > values["num_beams"]:
             raise InputError(
                 "Beam search returns at most one sequence per beam: raise the beams or lower the sequences."

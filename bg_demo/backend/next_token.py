@@ -7,14 +7,14 @@ The filters are transformers' own logits processors, applied in the order `gener
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 
 import numpy as np
 
 from bg_demo import models
 from bg_demo.backend._common import Result, require_float, require_int, require_text, token_text
-from bg_demo.backend.generate import MAX_SEED, prompt_ids
+from bg_demo.backend.generate import prompt_ids, seed_or_draw
+from bg_demo.config import LIMITS
 from bg_demo.errors import InputError
 
 MAX_CANDIDATES = 50
@@ -85,10 +85,10 @@ def next_token(
     top_k = require_int(top_k, "Top-k (0 = off)", 0, 1000)
     top_p = require_float(top_p, "Top-p", 0.01, 1.0)
     n = require_int(n, "Candidates shown", 1, MAX_CANDIDATES)
-    seed = random.randrange(MAX_SEED) if seed in (None, "") else require_int(seed, "Seed", 0, MAX_SEED)
+    seed = seed_or_draw(seed)
     text = text.strip() if isinstance(text, str) and text.strip() else ""
     if text:
-        text = require_text(text, "text")
+        text = require_text(text, "text", LIMITS.max_prompt_chars)  # a GPT-2 prompt, as in generation
     loaded = models.get("decoder", model_id)
     with loaded.use() as (tokenizer, model):
         limit = model.config.n_positions

@@ -48,7 +48,8 @@ def build_demo() -> gr.Blocks:
     # delete_cache: files made for downloads are removed after an hour, so a busy Space does not fill its disk
     with gr.Blocks(title=t("app.title"), fill_width=True, delete_cache=(3600, 3600)) as demo:
         gr.Markdown(f"# {t('app.title')}\n{t('app.intro')}")
-        with gr.Tabs() as tabs:
+        # every tab stays in the bar, on as many lines as the screen needs, instead of a "…" menu
+        with gr.Tabs(overflow_behavior="wrap") as tabs:
             steps = start_tab.build()
             pages = [page.under(tabs, tab.TAB_ID) for tab in TABS for page in tab.build()]
         Links(pages).wire(demo, steps)

@@ -9,10 +9,9 @@ import gradio as gr
 
 from bg_demo import backend, figures
 from bg_demo.backend.attention import ATTENTION_MAX_TOKENS, HEAD_STATS, VIEWS, attention_view
-from bg_demo.config import LIMITS
 from bg_demo.figures.style import OKABE_ITO
 from bg_demo.ui import common, downloads
-from bg_demo.ui.links import Page, share_row
+from bg_demo.ui.links import Page
 from bg_demo.ui.strings import examples, t
 
 ROLES = ("encoder", "decoder")
@@ -71,7 +70,7 @@ def build() -> list[Page]:
         gr.Markdown(t("attention.about"))
         with gr.Row():
             text = gr.Textbox(
-                label=t("attention.text", n=ATTENTION_MAX_TOKENS), lines=1, max_lines=4, max_length=LIMITS.max_chars, scale=3
+                label=t("attention.text", n=ATTENTION_MAX_TOKENS), lines=1, max_lines=4, scale=3
             )
             with gr.Column(scale=1, min_width=220):
                 choices = [(t(f"attention.role.{role}"), role) for role in ROLES]
@@ -83,20 +82,21 @@ def build() -> list[Page]:
             label=t("attention.tokens"), color_map={t("attention.special"): OKABE_ITO["sky"]}, render=False
         )
         raw = gr.JSON(render=False)
-        outputs = [state, summary, tokens, raw]
-        common.examples([text, role], outputs, show, examples()["attention"])
-        summary.render()
-        tokens.render()
-        with gr.Row():
-            view = gr.Radio([(t(f"attention.view.{v}"), v) for v in VIEWS], value="head", label=t("attention.view"))
-        with gr.Row():
-            layer = gr.Slider(0, 11, value=0, step=1, label=t("attention.layer"))
-            head = gr.Slider(0, 11, value=0, step=1, label=t("attention.head"))
-        with gr.Row():
-            hide = gr.Checkbox(value=False, label=t("attention.hide_special"))
-            stats = [(t(f"attention.stat.{s}"), s) for s in HEAD_STATS]
-            stat = gr.Dropdown(stats, value="entropy", label=t("attention.stat"))
-        plot = gr.Plot(label=t("attention.plot"))
+        task = common.Task(show, {"text": text, "role": role}, [state, summary, tokens, raw], page_id=TAB_ID,
+                           api_name="attention")
+        task.examples(examples()["attention"])
+        task.render([summary, tokens])
+        # the controls beside the map on a laptop or projector, so a slider moves in sight of what it changes
+        with gr.Row(equal_height=False):
+            with gr.Column(scale=1, min_width=250):
+                view = gr.Radio([(t(f"attention.view.{v}"), v) for v in VIEWS], value="head", label=t("attention.view"))
+                layer = gr.Slider(0, 11, value=0, step=1, label=t("attention.layer"))
+                head = gr.Slider(0, 11, value=0, step=1, label=t("attention.head"))
+                hide = gr.Checkbox(value=False, label=t("attention.hide_special"))
+                stats = [(t(f"attention.stat.{s}"), s) for s in HEAD_STATS]
+                stat = gr.Dropdown(stats, value="entropy", label=t("attention.stat"))
+            with gr.Column(scale=3, min_width=300):
+                plot = gr.Plot(label=t("attention.plot"))
         with gr.Row():
             export_button = gr.Button(t("attention.export"), variant="secondary", scale=1)
             files = gr.File(label=t("attention.files"), file_count="multiple", interactive=False, height=110, scale=3)
@@ -104,8 +104,8 @@ def build() -> list[Page]:
             raw.render()
 
         controls = [state, view, layer, head, hide, stat]
-        button.click(show, [text, role], outputs, api_name="attention")
-        text.submit(show, [text, role], outputs, api_visibility="private")
+        view_fields = {"view": view, "layer": layer, "head": head, "hide": hide, "stat": stat}
+        page = task.wire(button, text, fields=view_fields)
         state.change(fit_sliders, [state, layer, head], [layer, head], api_visibility="private").then(
             draw, controls, plot, api_visibility="private"
         )
@@ -118,6 +118,4 @@ def build() -> list[Page]:
             trigger_mode="always_last",
         )
         export_button.click(export, controls, files, api_visibility="private")
-        fields = {"text": text, "role": role, "view": view}
-        share_row(TAB_ID, fields)
-    return [Page(TAB_ID, fields)]
+    return [page]

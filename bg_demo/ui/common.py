@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import functools
+import html
+import inspect
 import logging
+import re
 import threading
 import time
 from contextlib import contextmanager
@@ -12,6 +16,7 @@ import gradio as gr
 
 from bg_demo import backend
 from bg_demo.errors import BgDemoError
+from bg_demo.ui.links import Page, Run, share_row
 from bg_demo.ui.strings import t
 
 log = logging.getLogger(__name__)
@@ -99,7 +104,8 @@ async def stream(role: str, submit, session: str, progress: gr.Progress | None =
 
 def _loading_notice(role: str, progress: gr.Progress | None) -> None:
     if progress is not None and not backend.model_is_loaded(role):
-        progress(0.0, desc=t("app.loading", role=role, model=backend.model_source(role)))
+        # no fraction: a load has no meaningful percentage, and "0.0%" would sit there until it ends
+        progress(None, desc=t("app.loading", role=role, model=backend.model_source(role)))
 
 
 @contextmanager
@@ -111,6 +117,68 @@ def _user_errors(what: str):
     except Exception:
         log.exception("%s failed", what)
         raise gr.Error(t("app.unexpected"), print_exception=False) from None
+
+
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|~$])")
+
+
+def plain(text) -> str:
+    """Text a user typed (or a model produced from it), for a Markdown output: shown exactly as written,
+    never as HTML, a link, emphasis or a formula. HTML's own characters become entities and Markdown's
+    punctuation is backslash-escaped, which CommonMark renders as the character itself."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", html.escape(str(text), quote=False))
+
+
+def error_box() -> gr.Markdown:
+    """Where a page says what went wrong, next to its outputs; hidden until then."""
+    return gr.Markdown(visible=False, elem_classes=["bg-error"], render=False)
+
+
+def show_error(message: str) -> gr.Markdown:
+    return gr.Markdown(value=f"⚠️ {plain(message)}", visible=True)
+
+
+def hide_error() -> gr.Markdown:
+    return gr.Markdown(value="", visible=False)
+
+
+def shown_inline(fn, n_outputs: int):
+    """`fn` for the browser: a user error goes into the page's error box (the extra, last output) and the
+    previous result stays, instead of a toast that vanishes and outputs that turn into "Error" pills.
+    The API keeps calling `fn` itself, so a developer still gets an error."""
+    if inspect.isasyncgenfunction(fn):
+
+        @functools.wraps(fn)  # gradio reads the signature through __wrapped__ (progress, request)
+        async def streamed(*args, **kwargs):
+            try:
+                async for values in fn(*args, **kwargs):
+                    yield (*_tuple(values), hide_error())
+            except gr.Error as exc:
+                yield (*[gr.skip()] * n_outputs, show_error(exc.message))
+
+        streamed.__name__ = f"{fn.__name__}_in_page"  # a private event's name never takes the API's
+        return streamed
+
+    @functools.wraps(fn)
+    def handler(*args, **kwargs):
+        try:
+            values = fn(*args, **kwargs)
+        except gr.Error as exc:
+            return (*[gr.skip()] * n_outputs, show_error(exc.message))
+        return (*_tuple(values), hide_error())
+
+    handler.__name__ = f"{fn.__name__}_in_page"
+    return handler
+
+
+def _tuple(values) -> tuple:
+    return values if isinstance(values, tuple) else (values,)
+
+
+def seed_box(**kwargs) -> gr.Textbox:
+    """A seed that may stay empty (a new random one each run, reported with the result). A text box, because
+    gradio's number box shows and sends 0 when empty, which made every "random" sample the same."""
+    return gr.Textbox("", label=t("generate.seed"), placeholder=t("generate.seed_empty"), max_lines=1, **kwargs)
 
 
 def token_view(tokens, labels=None) -> list[tuple[str, str | None]]:
@@ -142,3 +210,63 @@ def render_outputs(outputs) -> None:
         component.render()
     with gr.Accordion(t("common.raw"), open=False):
         raw.render()
+
+
+class Task:
+    """One run of a page, wired as every page wires it: examples that load and run, an error box above the
+    outputs, the outputs (the raw JSON last, folded), the browser's triggers (buttons, Enter), a named API
+    endpoint, a share row and the Page a link opens and runs.
+
+    The API endpoint sits on a hidden button and calls `fn` itself, so API errors stay errors, while the
+    browser's events call `fn` through `shown_inline`, which keeps the message on the page."""
+
+    def __init__(self, fn, inputs: dict, outputs: list, *, page_id: str, api_name: str | None = None,
+                 concurrency_id: str | None = None, concurrency_limit: int | str | None = "default"):
+        self.fn, self.inputs, self.outputs = fn, inputs, outputs
+        self.page_id, self.api_name = page_id, api_name
+        self.error = error_box()
+        self.handler = shown_inline(fn, len(outputs))
+        self.options = dict(concurrency_id=concurrency_id or page_id, concurrency_limit=concurrency_limit)
+        self.events: list = []
+        if api_name:  # first, so that no private event of the page takes the name
+            endpoint = gr.Button(visible=False)
+            endpoint.click(fn, list(inputs.values()), outputs, api_name=api_name, **self.options)
+
+    @property
+    def targets(self) -> list:
+        return [*self.outputs, self.error]
+
+    def examples(self, rows, labels=None) -> gr.Examples:
+        return examples(list(self.inputs.values()), self.targets, self.handler, rows, labels)
+
+    def render(self, outputs=None) -> None:
+        """The error box, then the outputs made with render=False (all of them unless given)."""
+        self.error.render()
+        if outputs is None:
+            render_outputs(self.outputs)
+        else:
+            for component in outputs:
+                component.render()
+
+    def wire(self, *triggers, fields: dict | None = None, needs: tuple = (), share: bool = True) -> Page:
+        """Run on each trigger (a Textbox on Enter, anything else on click), publish the API endpoint, add the
+        share row (the inputs plus any view `fields`) and return the page, with `needs` the fields a link
+        must give to run it."""
+        inputs = list(self.inputs.values())
+        for trigger in triggers:
+            event = trigger.submit if isinstance(trigger, gr.Textbox) else trigger.click
+            self.events.append(event(self.handler, inputs, self.targets, api_visibility="private", **self.options))
+        fields = {**self.inputs, **(fields or {})}
+        if share:
+            share_row(self.page_id, fields)
+        return Page(self.page_id, fields, runs=(self.run(needs),))
+
+    def run(self, needs: tuple = ()) -> Run:
+        return Run(self.handler, list(self.inputs.values()), self.targets, needs, self.options)
+
+    def build(self, button, *submit, rows=None, labels=None, fields=None) -> Page:
+        """The usual page: examples, error box and outputs, then the wiring."""
+        if rows is not None:
+            self.examples(rows, labels)
+        self.render()
+        return self.wire(button, *submit, fields=fields)

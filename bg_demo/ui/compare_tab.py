@@ -5,7 +5,6 @@ from __future__ import annotations
 import gradio as gr
 
 from bg_demo import backend, figures
-from bg_demo.config import LIMITS
 from bg_demo.ui import common
 from bg_demo.ui.links import Page, share_row
 from bg_demo.ui.strings import examples, t
@@ -40,13 +39,13 @@ def draw_heads(result, layer: int, head: int):
 
 def word_vectors(first: str, second: str, word: str, progress=gr.Progress()):
     result = common.run("encoder", backend.same_word, first, second, word, progress=progress)
-    note = " ".join(result.notes) if result.notes else t("compare.same.clean", word=result.word)
+    note = common.plain(" ".join(result.notes)) if result.notes else t("compare.same.clean", word=common.plain(result.word))
     return figures.same_word_lines(result), note, result.to_dict()
 
 
 def fill_gap(text: str, progress=gr.Progress()):
     result = common.run("encoder", backend.predict_masked_both, text, progress=progress)
-    left = t("compare.masked.left", left=result.left or "<|endoftext|>")
+    left = t("compare.masked.left", left=common.plain(result.left or "<|endoftext|>"))
     return figures.masked_both_bars(result), left, result.to_dict()
 
 
@@ -71,24 +70,28 @@ TAB_ID = "compare"
 def build() -> list[Page]:
     with gr.Tab(t("compare.tab"), id=TAB_ID):
         gr.Markdown(t("compare.about"))
-        fields = _attention_section()
-        fields |= _same_word_section()
-        fields |= _masked_section()
+        attention, view_fields = _attention_section()
+        same = _same_word_section()
+        masked = _masked_section()
         _facts_section()
+        fields = {**attention.inputs, **view_fields, **same.inputs, **masked.inputs}
         share_row(TAB_ID, fields)
-    return [Page(TAB_ID, fields)]
+    # a link runs each section whose inputs it fills
+    runs = (attention.run(("text",)), same.run(("first", "second", "word")), masked.run(("masked",)))
+    return [Page(TAB_ID, fields, runs=runs)]
 
 
-def _attention_section() -> dict:
+def _attention_section() -> tuple[common.Task, dict]:
     with gr.Row():
-        text = gr.Textbox(label=t("compare.text"), lines=1, max_lines=4, max_length=LIMITS.max_chars, scale=3)
-        button = gr.Button(t("compare.run"), variant="primary", scale=1)
+        text = gr.Textbox(label=t("compare.text"), lines=1, max_lines=4, scale=3)
+        button = gr.Button(t("compare.run"), variant="primary", scale=1, min_width=160)
     state = gr.State(None, time_to_live=common.STATE_SECONDS)  # both models' weights, for the redraws
     mask = gr.Plot(label=t("compare.mask_plot"), render=False)
     future = gr.Plot(label=t("compare.future_plot"), render=False)
     raw = gr.JSON(render=False)
-    outputs = [state, mask, future, raw]
-    common.examples([text], outputs, attend, examples()["compare"]["attention"])
+    task = common.Task(attend, {"text": text}, [state, mask, future, raw], page_id=TAB_ID, api_name="compare")
+    task.examples(examples()["compare"]["attention"])
+    task.render([])
     with gr.Row():
         mask.render()
         future.render()
@@ -100,8 +103,7 @@ def _attention_section() -> dict:
         decoder_plot = gr.Plot(label=t("compare.decoder_plot"))
     with gr.Accordion(t("common.raw"), open=False):
         raw.render()
-    button.click(attend, [text], outputs, api_name="compare")
-    text.submit(attend, [text], outputs, api_visibility="private")
+    task.wire(button, text, share=False)
     state.change(fit_sliders, [state, layer, head], [layer, head], api_visibility="private").then(
         draw_heads, [state, layer, head], [encoder_plot, decoder_plot], api_visibility="private"
     )
@@ -113,39 +115,39 @@ def _attention_section() -> dict:
         api_visibility="private",
         trigger_mode="always_last",
     )
-    return {"text": text}
+    return task, {"layer": layer, "head": head}
 
 
-def _same_word_section() -> dict:
+def _same_word_section() -> common.Task:
     gr.Markdown(f"{t('compare.same.title')}\n{t('compare.same.about')}")
     with gr.Row():
-        first = gr.Textbox(label=t("compare.same.first"), max_length=LIMITS.max_chars, scale=3)
-        second = gr.Textbox(label=t("compare.same.second"), max_length=LIMITS.max_chars, scale=3)
-        word = gr.Textbox(label=t("compare.same.word"), max_length=100, scale=1)
+        first = gr.Textbox(label=t("compare.same.first"), scale=3)
+        second = gr.Textbox(label=t("compare.same.second"), scale=3)
+        word = gr.Textbox(label=t("compare.same.word"), scale=1)
     button = gr.Button(t("compare.same.run"), variant="primary")
     plot = gr.Plot(label=t("compare.same.plot"), render=False)
     note = gr.Markdown(render=False)
     raw = gr.JSON(render=False)
-    outputs = [plot, note, raw]
-    common.examples([first, second, word], outputs, word_vectors, examples()["compare"]["same_word"])
-    common.render_outputs(outputs)
-    button.click(word_vectors, [first, second, word], outputs, api_visibility="private")
-    return {"first": first, "second": second, "word": word}
+    task = common.Task(word_vectors, {"first": first, "second": second, "word": word}, [plot, note, raw],
+                       page_id="compare_same_word")
+    task.examples(examples()["compare"]["same_word"])
+    task.render()
+    task.wire(button, word, share=False)  # the tab's one share row carries every section
+    return task
 
 
-def _masked_section() -> dict:
+def _masked_section() -> common.Task:
     gr.Markdown(f"{t('compare.masked.title')}\n{t('compare.masked.about')}")
-    text = gr.Textbox(label=t("compare.masked.text"), max_length=LIMITS.max_chars)
+    text = gr.Textbox(label=t("compare.masked.text"))
     button = gr.Button(t("compare.masked.run"), variant="primary")
     plot = gr.Plot(label=t("compare.masked.plot"), render=False)
     left = gr.Markdown(render=False)
     raw = gr.JSON(render=False)
-    outputs = [plot, left, raw]
-    common.examples([text], outputs, fill_gap, examples()["compare"]["masked"])
-    common.render_outputs(outputs)
-    button.click(fill_gap, [text], outputs, api_visibility="private")
-    text.submit(fill_gap, [text], outputs, api_visibility="private")
-    return {"masked": text}
+    task = common.Task(fill_gap, {"masked": text}, [plot, left, raw], page_id="compare_masked")
+    task.examples(examples()["compare"]["masked"])
+    task.render()
+    task.wire(button, text, share=False)
+    return task
 
 
 def _facts_section() -> None:
@@ -154,6 +156,6 @@ def _facts_section() -> None:
     headers = t("compare.facts.headers").split("|")
     table = gr.Dataframe(headers=headers, label=t("compare.facts.table"), interactive=False, render=False)
     raw = gr.JSON(render=False)
-    outputs = [table, raw]
-    common.render_outputs(outputs)
-    button.click(measure, None, outputs, api_visibility="private")
+    task = common.Task(measure, {}, [table, raw], page_id="compare_facts")
+    task.render()
+    task.wire(button, share=False)

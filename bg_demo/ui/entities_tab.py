@@ -6,10 +6,9 @@ import gradio as gr
 
 from bg_demo import backend
 from bg_demo.backend.entities import STRATEGIES
-from bg_demo.config import LIMITS
 from bg_demo.figures.style import ENTITY_COLOURS
 from bg_demo.ui import common
-from bg_demo.ui.links import Page, share_row
+from bg_demo.ui.links import Page
 from bg_demo.ui.strings import examples, t
 
 TABLE_HEADERS = t("ner.table_headers").split("|")
@@ -31,19 +30,17 @@ def build() -> list[Page]:
     with gr.Tab(t("ner.tab"), id=TAB_ID):
         gr.Markdown(t("ner.about"))
         with gr.Row():
-            text = gr.Textbox(label=t("ner.text"), lines=1, max_lines=4, max_length=LIMITS.max_chars, scale=3)
+            text = gr.Textbox(label=t("ner.text"), lines=1, max_lines=4, scale=3)
             aggregation = gr.Radio(list(STRATEGIES), value="average", label=t("ner.aggregation"), scale=2)
         button = gr.Button(t("ner.run"), variant="primary")
         highlighted = gr.HighlightedText(label=t("ner.entities"), color_map=COLOURS, render=False)
         table = gr.Dataframe(headers=TABLE_HEADERS, label=t("ner.table"), interactive=False, render=False)
         tags = gr.HighlightedText(label=t("ner.token_tags"), color_map=COLOURS, render=False)
         raw = gr.JSON(render=False)
-        outputs = [highlighted, table, tags, raw]
-        common.examples([text, aggregation], outputs, predict, examples()["ner"])
-        common.render_outputs(outputs)
-        button.click(predict, [text, aggregation], outputs, api_name="ner")
-        text.submit(predict, [text, aggregation], outputs, api_visibility="private")
-        aggregation.change(predict, [text, aggregation], outputs, api_visibility="private", trigger_mode="always_last")
-        fields = {"text": text, "aggregation": aggregation}
-        share_row(TAB_ID, fields)
-    return [Page(TAB_ID, fields)]
+        task = common.Task(predict, {"text": text, "aggregation": aggregation}, [highlighted, table, tags, raw],
+                           page_id=TAB_ID, api_name="ner")
+        page = task.build(button, text, rows=examples()["ner"])
+        # another strategy regroups the same text at once
+        aggregation.input(task.handler, [text, aggregation], task.targets, api_visibility="private",
+                          trigger_mode="always_last", **task.options)
+    return [page]

@@ -8,7 +8,7 @@ from bg_demo import backend, figures
 from bg_demo.config import LIMITS
 from bg_demo.figures.style import OKABE_ITO
 from bg_demo.ui import common
-from bg_demo.ui.links import Page, share_row
+from bg_demo.ui.links import Page
 from bg_demo.ui.strings import examples, t
 
 
@@ -27,7 +27,7 @@ def build() -> list[Page]:
         gr.Markdown(t("fill_mask.about"))
         with gr.Row():
             with gr.Column(scale=3, min_width=160):
-                text = gr.Textbox(label=t("fill_mask.text"), lines=1, max_lines=4, max_length=LIMITS.max_chars)
+                text = gr.Textbox(label=t("fill_mask.text"), lines=1, max_lines=4)
             with gr.Column(scale=1, min_width=160):
                 top_k = gr.Slider(1, LIMITS.max_top_k, value=5, step=1, label=t("fill_mask.top_k"))
                 button = gr.Button(t("fill_mask.run"), variant="primary")
@@ -37,11 +37,7 @@ def build() -> list[Page]:
             label=t("common.tokens"), color_map={"[MASK]": OKABE_ITO["orange"]}, show_inline_category=False, render=False
         )
         raw = gr.JSON(render=False)
-        outputs = [filled, plot, tokens, raw]
-        common.examples([text, top_k], outputs, predict, examples()["fill_mask"])
-        common.render_outputs(outputs)
-        button.click(predict, [text, top_k], outputs, api_name="fill_mask")
-        text.submit(predict, [text, top_k], outputs, api_visibility="private")
-        fields = {"text": text, "top_k": top_k}
-        share_row(TAB_ID, fields)
-    return [Page(TAB_ID, fields)]
+        task = common.Task(predict, {"text": text, "top_k": top_k}, [filled, plot, tokens, raw], page_id=TAB_ID,
+                           api_name="fill_mask")
+        page = task.build(button, text, rows=examples()["fill_mask"])
+    return [page]

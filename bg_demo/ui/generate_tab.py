@@ -8,7 +8,7 @@ from bg_demo import backend, figures
 from bg_demo.backend.generate import SAMPLING, STRATEGIES, GenerationSettings
 from bg_demo.config import LIMITS
 from bg_demo.ui import common, logit_lens_tab, next_token_tab
-from bg_demo.ui.links import Page, share_row
+from bg_demo.ui.links import Page
 from bg_demo.ui.strings import examples, t
 
 
@@ -40,7 +40,9 @@ def view(result):
 
 
 async def generate(prompt, strategy, max_new_tokens, temperature, top_k, top_p, num_beams, num_return_sequences,
-                   seed, no_repeat_ngram_size, repetition_penalty, request: gr.Request, progress=gr.Progress()):
+                   seed=None, no_repeat_ngram_size=0, repetition_penalty=1.0, request: gr.Request = None,
+                   progress=gr.Progress()):
+    """Stream a generation; `seed` may be left out (None): a sampling strategy then draws one and reports it."""
     def submit():
         settings = GenerationSettings(
             strategy, max_new_tokens, temperature, top_k, top_p, num_beams, num_return_sequences, seed,
@@ -48,7 +50,8 @@ async def generate(prompt, strategy, max_new_tokens, temperature, top_k, top_p, 
         )
         return backend.submit_generation(prompt, settings)
 
-    async for result in common.stream("decoder", submit, request.session_hash, progress):
+    session = request.session_hash if request is not None else ""
+    async for result in common.stream("decoder", submit, session, progress):
         yield view(result)
 
 
@@ -65,7 +68,7 @@ def controls_for(strategy: str):
         gr.Slider(interactive=strategy == "top_k"),
         gr.Slider(interactive=strategy == "top_p"),
         gr.Slider(interactive=strategy == "beam"),
-        gr.Number(interactive=sampling),
+        gr.Textbox(interactive=sampling),
     )
 
 
@@ -75,20 +78,23 @@ TAB_ID = "generate"
 def build() -> list[Page]:
     with gr.Tab(t("generate.tab"), id=TAB_ID):
         gr.Markdown(t("generate.about"))
-        with gr.Tabs() as tabs:
+        with gr.Tabs(overflow_behavior="wrap") as tabs:
             with gr.Tab(t("generate.sub"), id="generate_text"):
-                fields = _build_generation()
+                text = _build_generation()
             lab = next_token_tab.build()
             lens = logit_lens_tab.build()
-    return [
-        Page(TAB_ID, fields, ((tabs, "generate_text"),)),
-        Page(next_token_tab.PAGE_ID, lab, ((tabs, next_token_tab.PAGE_ID),)),
-        Page(logit_lens_tab.PAGE_ID, lens, ((tabs, logit_lens_tab.PAGE_ID),)),
-    ]
+    pages = ((text, "generate_text"), (lab, next_token_tab.PAGE_ID), (lens, logit_lens_tab.PAGE_ID))
+    return [Page(page.id, page.fields, ((tabs, tab_id),), page.runs) for page, tab_id in pages]
 
 
 def _build_generation() -> dict:
-    prompt = gr.Textbox(label=t("generate.prompt"), lines=2, max_length=LIMITS.max_prompt_chars)
+    # the prompt sends on Enter like every other box (Shift+Enter for a new line), and Generate and Stop come
+    # right after it, one Tab press away
+    with gr.Row(equal_height=True):
+        prompt = gr.Textbox(label=t("generate.prompt"), lines=1, max_lines=6, scale=4, min_width=240)
+        with gr.Column(scale=1, min_width=160):
+            run = gr.Button(t("generate.run"), variant="primary")
+            stop = gr.Button(t("generate.stop"), variant="stop")
     strategy = gr.Radio(list(STRATEGIES), value="greedy", label=t("generate.strategy"))
     with gr.Row():
         max_new_tokens = gr.Slider(1, LIMITS.max_new_tokens, value=40, step=1, label=t("generate.max_new_tokens"))
@@ -98,39 +104,33 @@ def _build_generation() -> dict:
     with gr.Row():
         num_beams = gr.Slider(2, LIMITS.max_beams, value=4, step=1, label=t("generate.num_beams"), interactive=False)
         sequences = gr.Slider(1, LIMITS.max_sequences, value=1, step=1, label=t("generate.num_return_sequences"))
-        seed = gr.Number(None, precision=0, label=t("generate.seed"), interactive=False)
+        seed = common.seed_box(interactive=False)
     with gr.Accordion(t("generate.repetition"), open=False):
         with gr.Row():
             no_repeat = gr.Slider(0, 6, value=0, step=1, label=t("generate.no_repeat"))
             penalty = gr.Slider(1.0, 2.0, value=1.0, step=0.05, label=t("generate.penalty"))
-    with gr.Row():
-        run = gr.Button(t("generate.run"), variant="primary")
-        stop = gr.Button(t("generate.stop"), variant="stop")
     text = gr.HTML(label=t("generate.output"), render=False)
     beams = gr.Plot(label=t("generate.beams"), visible=False, render=False)
     summary = gr.Markdown(render=False)
     raw = gr.JSON(render=False)
+    names = ("prompt", "strategy", "max_new_tokens", "temperature", "top_k", "top_p", "num_beams", "sequences", "seed",
+             "no_repeat_ngram_size", "repetition_penalty")
     inputs = [prompt, strategy, max_new_tokens, temperature, top_k, top_p, num_beams, sequences, seed, no_repeat,
               penalty]
-    outputs = [text, beams, summary, raw]
     # generations wait on the engine without holding a thread: as many run at once as the engine has rows
-    streaming = dict(concurrency_id="generate", concurrency_limit=LIMITS.batch_rows)
-    clicked = run.click(generate, inputs, outputs, api_name="generate", **streaming)
-    submitted = prompt.submit(generate, inputs, outputs, api_visibility="private", **streaming)
-    rows = examples()["generate"]  # after the click: the examples' own event must not take the name
+    task = common.Task(generate, dict(zip(names, inputs)), [text, beams, summary, raw], page_id=TAB_ID,
+                       api_name="generate", concurrency_id="generate", concurrency_limit=LIMITS.batch_rows)
+    rows = examples()["generate"]
     # examples only fill the inputs, then start the same Generate event, so Stop can stop every run
     loaded = gr.Examples(
         [row["inputs"] for row in rows], inputs, label=t("common.examples"),
         example_labels=[row["label"] for row in rows], api_visibility="private",
-    ).load_input_event.then(generate, inputs, outputs, api_visibility="private", **streaming)
-    common.render_outputs(outputs)
+    ).load_input_event.then(task.handler, inputs, task.targets, api_visibility="private", **task.options)
+    task.render()
+    page = task.wire(run, prompt)
     # Stop ends a running generation with its result so far, then cancels any still waiting in the queue
     stop.click(stop_generating, None, None, api_visibility="private", concurrency_limit=None).then(
-        None, cancels=[clicked, submitted, loaded]
+        None, cancels=[*task.events, loaded]
     )
     strategy.change(controls_for, strategy, [temperature, top_k, top_p, num_beams, seed], api_visibility="private")
-    names = ("prompt", "strategy", "max_new_tokens", "temperature", "top_k", "top_p", "num_beams", "sequences", "seed",
-             "no_repeat_ngram_size", "repetition_penalty")
-    fields = dict(zip(names, inputs))
-    share_row(TAB_ID, fields)
-    return fields
+    return page

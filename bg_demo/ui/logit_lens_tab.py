@@ -6,9 +6,8 @@ import gradio as gr
 
 from bg_demo import backend, figures
 from bg_demo.backend.logit_lens import MAX_LENS_TOKENS
-from bg_demo.config import LIMITS
 from bg_demo.ui import common
-from bg_demo.ui.links import share_row
+from bg_demo.ui.links import Page
 from bg_demo.ui.strings import examples, t
 
 
@@ -21,18 +20,14 @@ def look(text, progress=gr.Progress()):
 PAGE_ID = "logit_lens"
 
 
-def build() -> dict:
+def build() -> Page:
     with gr.Tab(t("lens.sub"), id=PAGE_ID):
         gr.Markdown(t("lens.about"))
-        text = gr.Textbox(label=t("lens.text"), lines=1, max_lines=4, max_length=LIMITS.max_chars)
+        text = gr.Textbox(label=t("lens.text"), lines=1, max_lines=4)
         button = gr.Button(t("lens.run"), variant="primary")
         plot = gr.Plot(label=t("lens.plot"), render=False)
         note = gr.Markdown(render=False)
         raw = gr.JSON(render=False)
-        outputs = [plot, note, raw]
-        common.examples([text], outputs, look, examples()["logit_lens"])
-        common.render_outputs(outputs)
-        button.click(look, [text], outputs, api_name="logit_lens", concurrency_id="decoder")
-        text.submit(look, [text], outputs, api_visibility="private", concurrency_id="decoder")
-        share_row(PAGE_ID, {"text": text})
-    return {"text": text}
+        task = common.Task(look, {"text": text}, [plot, note, raw], page_id=PAGE_ID, api_name="logit_lens",
+                           concurrency_id="decoder")
+        return task.build(button, text, rows=examples()["logit_lens"])

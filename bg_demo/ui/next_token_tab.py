@@ -5,9 +5,9 @@ from __future__ import annotations
 import gradio as gr
 
 from bg_demo import backend, figures
-from bg_demo.config import LIMITS
+from bg_demo.backend.generate import MAX_SEED
 from bg_demo.ui import common
-from bg_demo.ui.links import share_row
+from bg_demo.ui.links import Page
 from bg_demo.ui.strings import examples, t
 
 HEADERS = t("lab.history_headers").split("|")
@@ -22,33 +22,42 @@ def _show(result, history):
     return figures.next_token_bars(result), result.context, picked, history, state, result.to_dict()
 
 
-def show(text, temperature, top_k, top_p, seed, progress=gr.Progress()):
+def show(text, temperature, top_k, top_p, seed=None, progress=gr.Progress()):
+    """The distribution after `text`; without a seed, "Sample one" uses a freshly drawn one (shown in the steps)."""
     result = common.run("decoder", backend.next_token, text, temperature, top_k, top_p, seed=seed, progress=progress)
     return _show(result, [])
 
 
 def step(how, picked, state, temperature, top_k, top_p, seed):
     if not state:
-        raise gr.Error(t("lab.start_first"))
+        raise gr.Error(t("lab.start_first"), print_exception=False)
     last = state["result"]
     chosen = {"greedy": last["greedy"], "sample": last["sampled"]}.get(how)
     chosen = chosen or next((c for c in last["candidates"] if c["token_id"] == picked), last["greedy"])
-    row = [len(state["history"]) + 1, chosen["text"], chosen["rank"], round(chosen["final"], 4), how]
+    label = t("lab.how.sample", seed=last["seed"]) if how == "sample" else t(f"lab.how.{how}")
+    row = [len(state["history"]) + 1, chosen["text"], chosen["rank"], round(chosen["final"], 4), label]
     ids = state["ids"] + [chosen["token_id"]]
-    step_seed = None if seed is None else int(seed) + len(ids)  # a fresh draw at every step, still reproducible
+    step_seed = _step_seed(seed, len(ids))
     result = common.run("decoder", backend.next_token, "", temperature, top_k, top_p, seed=step_seed, token_ids=ids)
     return _show(result, state["history"] + [row])
 
 
-def build() -> dict:
+def _step_seed(seed, n_tokens: int) -> int | None:
+    """With a seed, a fresh draw at every step that a rerun repeats; without one, a new random seed each step."""
+    if seed is None or not str(seed).strip():
+        return None
+    return (common.run("decoder", backend.seed_or_draw, seed) + n_tokens) % MAX_SEED
+
+
+def build() -> Page:
     with gr.Tab(t("lab.sub"), id=PAGE_ID):
         gr.Markdown(t("lab.about"))
-        text = gr.Textbox(label=t("lab.text"), lines=2, max_length=LIMITS.max_prompt_chars)
+        text = gr.Textbox(label=t("lab.text"), lines=1, max_lines=6)
         with gr.Row():
             temperature = gr.Slider(0.05, 2.0, value=1.0, step=0.05, label=t("generate.temperature"))
             top_k = gr.Slider(0, 100, value=0, step=1, label=t("lab.top_k"))
             top_p = gr.Slider(0.05, 1.0, value=1.0, step=0.05, label=t("lab.top_p"))
-            seed = gr.Number(0, precision=0, label=t("generate.seed"))
+            seed = common.seed_box()
         show_button = gr.Button(t("lab.show"), variant="primary")
         state = gr.State(None, time_to_live=common.STATE_SECONDS)
         plot = gr.Plot(label=t("lab.plot"), render=False)
@@ -56,11 +65,11 @@ def build() -> dict:
         picked = gr.Dropdown(label=t("lab.pick"), choices=[], render=False)
         history = gr.Dataframe(headers=HEADERS, label=t("lab.history"), interactive=False, render=False)
         raw = gr.JSON(render=False)
-        inputs = [text, temperature, top_k, top_p, seed]
-        outputs = [plot, context, picked, history, state, raw]
-        common.examples(inputs, outputs, show, examples()["next_token"])
-        plot.render()
-        context.render()
+        inputs = dict(zip(("text", "temperature", "top_k", "top_p", "seed"), (text, temperature, top_k, top_p, seed)))
+        task = common.Task(show, inputs, [plot, context, picked, history, state, raw], page_id=PAGE_ID,
+                           api_name="next_token", concurrency_id="decoder")
+        task.examples(examples()["next_token"])
+        task.render([plot, context])
         with gr.Row():
             greedy = gr.Button(t("lab.greedy"))
             sample = gr.Button(t("lab.sample"))
@@ -69,12 +78,9 @@ def build() -> dict:
         history.render()
         with gr.Accordion(t("common.raw"), open=False):
             raw.render()
-        settings = [state, temperature, top_k, top_p, seed]
-        show_button.click(show, inputs, outputs, api_name="next_token", concurrency_id="decoder")
+        page = task.wire(show_button, text)
+        stepped = common.shown_inline(step, len(task.outputs))
         for button, how in ((greedy, "greedy"), (sample, "sample"), (append, "picked")):
-            button.click(
-                step, [gr.State(how), picked, *settings], outputs, api_visibility="private", concurrency_id="decoder"
-            )
-        fields = dict(zip(("text", "temperature", "top_k", "top_p", "seed"), inputs))
-        share_row(PAGE_ID, fields)
-    return fields
+            button.click(stepped, [gr.State(how), picked, state, temperature, top_k, top_p, seed], task.targets,
+                         api_visibility="private", **task.options)
+    return page

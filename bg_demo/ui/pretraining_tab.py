@@ -7,9 +7,8 @@ import random
 import gradio as gr
 
 from bg_demo import backend, figures
-from bg_demo.config import LIMITS
 from bg_demo.ui import common
-from bg_demo.ui.links import Page, share_row
+from bg_demo.ui.links import Page
 from bg_demo.ui.strings import examples, t
 
 
@@ -31,10 +30,6 @@ def corrupt(text, seed, progress=gr.Progress()):
     ]
     n = len(result.targets)
     return tokens, guesses, t("pre.loss", loss=result.loss, n=n, plural="" if n == 1 else "s"), result.to_dict()
-
-
-def reroll(text, seed):
-    return int(seed or 0) + 1, *corrupt(text, int(seed or 0) + 1, progress=None)
 
 
 def representation(first, second, progress=gr.Progress()):
@@ -66,7 +61,7 @@ def build() -> list[Page]:
     rows = examples()["pretraining"]
     with gr.Tab(t("pre.tab"), id=TAB_ID):
         gr.Markdown(t("pre.about"))
-        with gr.Tabs() as tabs:
+        with gr.Tabs(overflow_behavior="wrap") as tabs:
             with gr.Tab(t("pre.mlm"), id="mlm"):
                 mlm = _build_mlm(rows["mlm"])
             with gr.Tab(t("pre.nsp"), id="nsp"):
@@ -75,14 +70,13 @@ def build() -> list[Page]:
                 embeddings = _build_embeddings(rows["embeddings"])
             with gr.Tab(t("pre.causal"), id="causal"):
                 causal_lm = _build_causal(rows["causal"])
-    pages = zip(SUB_PAGES, (mlm, nsp, embeddings, causal_lm))
-    return [Page(page_id, fields, ((tabs, page_id),)) for page_id, fields in pages]
+    return [Page(page.id, page.fields, ((tabs, page.id),), page.runs) for page in (mlm, nsp, embeddings, causal_lm)]
 
 
-def _build_mlm(rows) -> dict:
+def _build_mlm(rows) -> Page:
     gr.Markdown(t("pre.mlm.about"))
     with gr.Row():
-        text = gr.Textbox(label=t("pre.text"), lines=2, max_length=LIMITS.max_chars, scale=4)
+        text = gr.Textbox(label=t("pre.text"), lines=1, max_lines=4, scale=4)
         seed = gr.Number(0, precision=0, minimum=0, label=t("pre.seed"), scale=1)
     with gr.Row():
         button = gr.Button(t("pre.corrupt"), variant="primary")
@@ -91,67 +85,60 @@ def _build_mlm(rows) -> dict:
     guesses = gr.Dataframe(headers=_headers("pre.target_headers"), label=t("pre.targets"), interactive=False, render=False)
     loss = gr.Markdown(render=False)
     raw = gr.JSON(render=False)
-    outputs = [tokens, guesses, loss, raw]
-    button.click(corrupt, [text, seed], outputs, api_name="mlm_corruption", concurrency_id="encoder")
-    again.click(reroll, [text, seed], [seed, *outputs], api_visibility="private", concurrency_id="encoder")
-    common.examples([text, seed], outputs, corrupt, rows)
-    common.render_outputs(outputs)
-    return _shared("mlm", {"text": text, "seed": seed})
+    task = common.Task(corrupt, {"text": text, "seed": seed}, [tokens, guesses, loss, raw], page_id="mlm",
+                       api_name="mlm_corruption", concurrency_id="encoder")
+    page = task.build(button, text, rows=rows)
+    # the next seed, then the same run: the seed box shows which draw is on screen
+    again.click(lambda value: int(value or 0) + 1, seed, seed, api_visibility="private", queue=False).then(
+        task.handler, [text, seed], task.targets, api_visibility="private", **task.options
+    )
+    return page
 
 
-def _build_nsp() -> dict:
+def _build_nsp() -> Page:
     from bg_demo.ui.next_sentence_tab import predict  # the same handler as the Next sentence tab
 
     gr.Markdown(t("pre.nsp.about"))
     with gr.Row():
-        first = gr.Textbox(label=t("nsp.first"), value="The man went to the store.", max_length=LIMITS.max_chars)
-        second = gr.Textbox(label=t("nsp.second"), value="He bought a gallon of milk.", max_length=LIMITS.max_chars)
+        first = gr.Textbox(label=t("nsp.first"), value="The man went to the store.")
+        second = gr.Textbox(label=t("nsp.second"), value="He bought a gallon of milk.")
     with gr.Row():
         button = gr.Button(t("nsp.run"), variant="primary")
         swap = gr.Button(t("pre.swap"))
-    scores = gr.Label(label=t("nsp.scores"), render=False)
+    scores = gr.Plot(label=t("nsp.scores"), render=False)
     segments = gr.HighlightedText(label=t("nsp.segments"), render=False)
     raw = gr.JSON(render=False)
-    outputs = [scores, segments, raw]
-    common.render_outputs(outputs)
-    button.click(predict, [first, second], outputs, api_visibility="private", concurrency_id="encoder")
-    swap.click(random_second, None, second, api_visibility="private").then(
-        predict, [first, second], outputs, api_visibility="private", concurrency_id="encoder"
+    task = common.Task(predict, {"first": first, "second": second}, [scores, segments, raw], page_id="nsp",
+                       concurrency_id="encoder")
+    page = task.build(button, first, second)
+    swap.click(random_second, None, second, api_visibility="private", queue=False).then(
+        task.handler, [first, second], task.targets, api_visibility="private", **task.options
     )
-    return _shared("nsp", {"first": first, "second": second})
+    return page
 
 
-def _build_embeddings(rows) -> dict:
+def _build_embeddings(rows) -> Page:
     gr.Markdown(t("pre.embeddings.about"))
     with gr.Row():
-        first = gr.Textbox(label=t("pre.first"), max_length=LIMITS.max_chars)
-        second = gr.Textbox(label=t("pre.second"), max_length=LIMITS.max_chars)
+        first = gr.Textbox(label=t("pre.first"))
+        second = gr.Textbox(label=t("pre.second"))
     button = gr.Button(t("pre.show"), variant="primary")
     table = gr.Dataframe(headers=_headers("pre.embedding_headers"), label=t("pre.ids"), interactive=False, render=False)
     plot = gr.Plot(label=t("pre.norms"), render=False)
     raw = gr.JSON(render=False)
-    outputs = [table, plot, raw]
-    button.click(representation, [first, second], outputs, api_name="input_representation", concurrency_id="encoder")
-    common.examples([first, second], outputs, representation, rows)
-    common.render_outputs(outputs)
-    return _shared("embeddings", {"first": first, "second": second})
+    task = common.Task(representation, {"first": first, "second": second}, [table, plot, raw], page_id="embeddings",
+                       api_name="input_representation", concurrency_id="encoder")
+    return task.build(button, first, second, rows=rows)
 
 
-def _build_causal(rows) -> dict:
+def _build_causal(rows) -> Page:
     gr.Markdown(t("pre.causal.about"))
-    text = gr.Textbox(label=t("pre.text"), lines=2, max_length=LIMITS.max_prompt_chars)
+    text = gr.Textbox(label=t("pre.text"), lines=1, max_lines=6)
     button = gr.Button(t("pre.causal_run"), variant="primary")
     table = gr.Dataframe(headers=_headers("pre.causal_headers"), label=t("pre.causal_table"), interactive=False, render=False)
-    plot = gr.Plot(render=False)
+    plot = gr.Plot(label=t("pre.causal_plot"), render=False)
     summary = gr.Markdown(render=False)
     raw = gr.JSON(render=False)
-    outputs = [table, plot, summary, raw]
-    button.click(causal, [text], outputs, api_name="causal_lm", concurrency_id="decoder")
-    common.examples([text], outputs, causal, rows)
-    common.render_outputs(outputs)
-    return _shared("causal", {"text": text})
-
-
-def _shared(page_id: str, fields: dict) -> dict:
-    share_row(page_id, fields)
-    return fields
+    task = common.Task(causal, {"text": text}, [table, plot, summary, raw], page_id="causal",
+                       api_name="causal_lm", concurrency_id="decoder")
+    return task.build(button, text, rows=rows)

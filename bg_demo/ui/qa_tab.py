@@ -5,10 +5,9 @@ from __future__ import annotations
 import gradio as gr
 
 from bg_demo import backend
-from bg_demo.config import LIMITS
 from bg_demo.figures.style import OKABE_ITO
 from bg_demo.ui import common
-from bg_demo.ui.links import Page, share_row
+from bg_demo.ui.links import Page
 from bg_demo.ui.strings import examples, t
 
 TABLE_HEADERS = t("qa.table_headers").split("|")
@@ -18,11 +17,11 @@ def summary(result) -> str:
     if result.answer is not None:
         n = len(result.windows)
         score = f"{result.score:.1%}" if result.score >= 0.001 else "< 0.1%"
-        return t("qa.found", answer=result.answer, score=score, windows=n, plural="" if n == 1 else "s")
+        return t("qa.found", answer=common.plain(result.answer), score=score, windows=n, plural="" if n == 1 else "s")
     if not result.alternatives:
         return t("qa.none_no_span")
     best = result.alternatives[0]
-    return t("qa.none", null=result.null_logit, best=best.text, best_logit=best.logit)
+    return t("qa.none", null=result.null_logit, best=common.plain(best.text), best_logit=best.logit)
 
 
 def predict(question: str, context: str, progress=gr.Progress()):
@@ -39,8 +38,8 @@ def build() -> list[Page]:
     rows = examples()
     with gr.Tab(t("qa.tab"), id=TAB_ID):
         gr.Markdown(t("qa.about"))
-        question = gr.Textbox(label=t("qa.question"), max_length=LIMITS.max_chars)
-        context = gr.Textbox(label=t("qa.context"), lines=6, max_length=LIMITS.max_context_chars)
+        question = gr.Textbox(label=t("qa.question"))
+        context = gr.Textbox(label=t("qa.context"), lines=6, max_lines=14)
         button = gr.Button(t("qa.run"), variant="primary")
         answer = gr.Markdown(label=t("qa.answer"), render=False)
         highlighted = gr.HighlightedText(
@@ -48,12 +47,8 @@ def build() -> list[Page]:
         )
         table = gr.Dataframe(headers=TABLE_HEADERS, label=t("qa.alternatives"), interactive=False, render=False)
         raw = gr.JSON(render=False)
-        outputs = [answer, highlighted, table, raw]
+        task = common.Task(predict, {"question": question, "context": context}, [answer, highlighted, table, raw],
+                           page_id=TAB_ID, api_name="qa")
         qa_rows = [[q, rows["qa_contexts"][key]] for q, key in rows["qa"]]
-        common.examples([question, context], outputs, predict, qa_rows, labels=[q for q, _ in rows["qa"]])
-        common.render_outputs(outputs)
-        button.click(predict, [question, context], outputs, api_name="qa")
-        question.submit(predict, [question, context], outputs, api_visibility="private")
-        fields = {"question": question, "context": context}
-        share_row(TAB_ID, fields)
-    return [Page(TAB_ID, fields)]
+        page = task.build(button, question, rows=qa_rows, labels=[q for q, _ in rows["qa"]])
+    return [page]

@@ -103,7 +103,7 @@ EN = {
         "distribution, **top-k** keeping only the k likeliest tokens and **top-p** the smallest set "
         "whose probabilities add up to p. The same seed gives the same sample."
     ),
-    "generate.sub": "Generate",
+    "generate.sub": "Decoding strategies",
     "generate.prompt": "Prompt (empty = start from the beginning-of-text token)",
     "generate.strategy": "Decoding strategy",
     "generate.max_new_tokens": "New tokens",
@@ -112,7 +112,8 @@ EN = {
     "generate.top_p": "Top-p",
     "generate.num_beams": "Beams",
     "generate.num_return_sequences": "Sequences side by side",
-    "generate.seed": "Seed (empty = a new random one, shown below)",
+    "generate.seed": "Seed (empty = a new random one each time, shown below)",
+    "generate.seed_empty": "random",
     "generate.repetition": "Repetition controls",
     "generate.no_repeat": "No repeated n-gram of size (0 = off)",
     "generate.penalty": "Repetition penalty (1 = off)",
@@ -148,6 +149,9 @@ EN = {
     "lab.context": "The text now",
     "lab.history": "Steps taken",
     "lab.history_headers": "step|token|rank|probability|how",
+    "lab.how.greedy": "greedy",
+    "lab.how.picked": "picked",
+    "lab.how.sample": "sampled with seed {seed}",
     "lab.plot": "Candidates for the next token",
     "lab.start_first": "Show the distribution for a text first.",
     # logit lens
@@ -211,6 +215,7 @@ EN = {
     "pre.causal_run": "Score every next token",
     "pre.causal_headers": "input so far|target|p|−log p|rank",
     "pre.causal_table": "Teacher forcing, position by position",
+    "pre.causal_plot": "Loss at each position",
     "pre.causal_loss": "Mean loss **{loss:.3f}** nats · perplexity **{perplexity:.1f}**",
     # links
     "link.button": "Link to this",

@@ -1,0 +1,197 @@
+"""The screens a class uses, in a real browser: a phone (390×844), a projector (1024×768) and a laptop
+(1366×768). Every page runs its example, then a text with a long unbroken word, and the page must never
+scroll sideways; every main tab stays in the bar; a link restores and runs its view."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+expect.set_options(timeout=60_000)  # a run on a busy 2-core machine
+SIZES = {"phone": (390, 844), "projector": (1024, 768), "laptop": (1366, 768)}
+MAIN_TABS = ["Start here", "Fill-mask", "Sentiment", "Entities", "Q&A", "Next sentence", "Generate", "Attention",
+             "BERT vs GPT-2", "Pretraining"]
+PLOT = ".js-plotly-plot .main-svg"
+# (page id, text of its first example, what only a finished run puts on screen)
+PAGES = [
+    ("fill_mask", "The cat sat on the [MASK].", PLOT),
+    ("classify", "I loved this movie, the acting", PLOT),
+    ("ner", "Apple Inc. was founded by Steve Jobs", ".textfield .token .label"),  # tokens with their tags
+    ("qa", "Who wrote the paper that introduced the Transformer?", "text=/read in 1 window|No answer/"),
+    ("next_sentence", "He bought a gallon of milk.", PLOT),
+    ("generate", "greedy: watch it loop", "text=/new tokens in/"),
+    ("next_token", "The capital of France is", PLOT),
+    ("logit_lens", "The Eiffel Tower is in the city of", PLOT),
+    ("attention", "The animal didn't cross the street", PLOT),
+    ("compare", "The animal didn't cross the street", PLOT),
+    ("mlm", "The quick brown fox jumps", "text=MLM loss on this sentence"),
+    ("embeddings", "My dog is cute.", PLOT),
+    ("causal", "The capital of France is Paris.", PLOT),
+]
+# a word no line can hold, and a URL: the page must break them, not widen
+LONG = "Supercalifragilistic" * 12 + " https://example.org/" + "a/b-c_d" * 30
+
+
+def _visible(page, selector: str):
+    return page.locator(f"{selector} >> visible=true")
+
+
+def _overflow(page) -> int:
+    """How far the page scrolls sideways, in CSS pixels."""
+    return page.evaluate(
+        "() => Math.max(document.documentElement.scrollWidth, document.body.scrollWidth) - window.innerWidth"
+    )
+
+
+def _idle(page) -> None:
+    """Wait until no output is still being computed or streamed."""
+    page.wait_for_timeout(300)
+    page.wait_for_function("() => !document.querySelector('.generating, .pending')", timeout=60_000)
+
+
+@pytest.fixture(params=list(SIZES), scope="module")
+def size(request):
+    return request.param
+
+
+@pytest.fixture
+def screen(browser, app_url, size):
+    width, height = SIZES[size]
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.set_default_timeout(60_000)
+    yield page, app_url
+    page.close()
+
+
+@pytest.mark.parametrize(("page_id", "example", "result"), PAGES, ids=[p[0] for p in PAGES])
+def test_every_page_runs_its_example_without_sideways_scrolling(screen, page_id, example, result):
+    page, url = screen
+    page.goto(f"{url}?tab={page_id}")
+    _visible(page, f"text={example}").first.click()
+    expect(_visible(page, result).first).to_be_visible()
+    _idle(page)
+    assert _overflow(page) <= 0
+    box = _visible(page, "textarea").first
+    box.fill(f"{box.input_value()} {LONG}")
+    box.press("Enter")
+    _idle(page)
+    assert _overflow(page) <= 0
+    expect(page.locator(".toast-body.error")).to_have_count(0)  # a problem is said beside the output, not in a toast
+
+
+def test_every_main_tab_is_one_click_away(screen, size):
+    page, url = screen
+    page.goto(url)
+    for name in MAIN_TABS:  # all in the bar (wrapped onto more lines on a phone), none in a "…" menu
+        expect(page.get_by_role("tab", name=name, exact=True)).to_be_visible()
+    bar = page.get_by_role("tab", name="Start here", exact=True)
+    last = page.get_by_role("tab", name="Pretraining", exact=True)
+    if size != "phone":  # one line from 1024 px up
+        assert abs(bar.bounding_box()["y"] - last.bounding_box()["y"]) < 4
+    page.get_by_role("tab", name="Attention", exact=True).click()
+    expect(page.get_by_role("button", name="Show attention")).to_be_visible()
+
+
+def test_the_page_keeps_one_width_from_tab_to_tab(screen):
+    page, url = screen
+    page.goto(url)
+    widths = set()
+    for name in ("Fill-mask", "Q&A", "Generate", "Attention"):
+        page.get_by_role("tab", name=name, exact=True).click()
+        widths.add(round(page.locator(".gradio-container").first.bounding_box()["width"]))
+    assert len(widths) == 1
+
+
+def test_the_attention_map_fits_beside_its_sliders_on_a_768_px_screen(browser, app_url):
+    page = browser.new_page(viewport={"width": 1024, "height": 768})
+    page.goto(f"{app_url}?tab=attention&text=The+animal+didn%27t+cross+the+street+because+it+was+tired&run=1")
+    plot = _visible(page, PLOT).first
+    expect(plot).to_be_visible(timeout=60_000)
+    head = page.get_by_label("number input for Head (0 = the first)")
+    plot.scroll_into_view_if_needed()
+    box, slider = plot.bounding_box(), head.bounding_box()
+    assert box["height"] <= 768 - 100  # the map and its controls share one screen
+    assert slider["y"] >= 0 and slider["y"] + slider["height"] <= 768  # the Head slider is on screen with it
+    page.close()
+
+
+def test_a_link_restores_the_attention_view_and_runs_it(browser, app_url):
+    page = browser.new_page(viewport={"width": 1366, "height": 768})
+    page.goto(f"{app_url}?tab=attention&text=The+cat+sat+on+the+mat.&role=decoder&view=layer&layer=1&head=1"
+              "&hide=true&stat=to_self&run=1")
+    expect(_visible(page, PLOT).first).to_be_visible(timeout=60_000)  # it ran: the link shows the result
+    expect(page.get_by_label("number input for Layer (0 = the first)")).to_have_value("1")
+    expect(page.get_by_label("number input for Head (0 = the first)")).to_have_value("1")
+    expect(page.get_by_label("Hide special tokens")).to_be_checked()
+    expect(page.get_by_label("All heads of the layer")).to_be_checked()
+    expect(page.get_by_label("GPT-2 (decoder: reads left to right)")).to_be_checked()
+    # and the copy-link control makes the same link back, with run=1
+    page.get_by_role("button", name="Link to this").click()
+    link = _visible(page, ".bg-share-url textarea, .bg-share-url input").first
+    expect(link).to_have_value(re.compile(r"tab=attention&.*layer=1&head=1&hide=true&stat=to_self.*&run=1"))
+    page.close()
+
+
+def test_a_seedless_sample_differs_from_the_last_and_shows_its_seed(browser, app_url):
+    page = browser.new_page(viewport={"width": 1366, "height": 768})
+    page.goto(f"{app_url}?tab=generate")
+    page.get_by_label("top_p", exact=True).check()
+    expect(page.get_by_label("Seed (empty")).to_have_value("")  # empty, not 0
+    page.get_by_label("Prompt (empty = start").fill("Once upon a time")
+    runs = []
+    for _ in range(2):
+        page.get_by_role("button", name="Generate", exact=True).click()
+        last = runs[-1][0] if runs else "none"
+        # the finished status of this run: one with a seed other than the last run's
+        status = page.get_by_text(re.compile(rf"new tokens in .* · seed (?!{last}\b)\d+"))
+        expect(status).to_be_visible(timeout=60_000)
+        runs.append((re.search(r"seed (\d+)", status.inner_text()).group(1), page.locator(".bg-tokens").inner_text()))
+    (seed_a, text_a), (seed_b, text_b) = runs
+    assert seed_a != seed_b and text_a != text_b
+    page.close()
+
+
+def test_user_html_is_shown_as_text_in_the_compare_notes(browser, app_url):
+    page = browser.new_page(viewport={"width": 1366, "height": 768})
+    word = "<b style='font-size:40px'>bank</b>"
+    page.goto(f"{app_url}?tab=compare")
+    page.get_by_label("First sentence").fill(f"I sat by the {word} of the river.")
+    page.get_by_label("Second sentence").fill(f"I sat by the {word} of the river.")
+    page.get_by_label("Word in both sentences").fill(word)
+    page.get_by_role("button", name="Compare the word's vectors").click()
+    note = _visible(page, "text=/The two sentences are the same/").first
+    expect(note).to_contain_text(word, timeout=60_000)  # the tags are on screen as characters
+    assert page.locator(".prose b").count() == 0  # and nothing was made bold by them
+    page.close()
+
+
+def test_an_error_stays_beside_the_outputs_and_keeps_the_last_result(browser, app_url):
+    page = browser.new_page(viewport={"width": 1366, "height": 768})
+    page.goto(f"{app_url}?tab=fill_mask&text=The+cat+sat+on+the+%5BMASK%5D.&run=1")
+    filled = page.get_by_label("Sentence with the best guess for each mask")
+    expect(filled).not_to_have_value("", timeout=60_000)
+    before = filled.input_value()
+    box = page.get_by_label("Sentence with one or more [MASK]")
+    box.fill("A sentence without any blank.")
+    box.press("Enter")
+    error = _visible(page, ".bg-error").first
+    expect(error).to_contain_text("Put at least one [MASK]", timeout=60_000)
+    page.wait_for_timeout(11_000)  # longer than a toast stays
+    expect(error).to_be_visible()
+    assert filled.input_value() == before
+    box.fill("The dog sat on the [MASK].")
+    box.press("Enter")
+    expect(error).to_be_hidden(timeout=60_000)  # the next good run clears it
+    page.close()
+
+
+def test_an_over_long_paste_is_refused_with_its_length_and_nothing_is_cut(browser, app_url):
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    page.goto(f"{app_url}?tab=fill_mask")
+    text = "word " * 1000 + "[MASK]"
+    box = page.get_by_label("Sentence with one or more [MASK]")
+    box.fill(text)
+    assert box.input_value() == text  # the box keeps the whole paste, [MASK] included
+    box.press("Enter")
+    expect(_visible(page, ".bg-error").first).to_contain_text("5,006 characters long; the limit is 2,000")
+    page.close()
