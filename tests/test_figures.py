@@ -168,3 +168,69 @@ def test_every_quantity_axis_is_titled_and_every_percent_axis_reads_uniquely(nam
 def test_the_cumulative_axis_is_titled():
     layout = FIGURES["next_token_bars"]().layout
     assert layout.yaxis2.title.text == "cumulative probability" and layout.yaxis2.overlaying == "y"
+
+
+# --- user text and model tokens are shown as text: plotly draws <b>, <i>, <span style>, <a> as markup ---------
+
+MARKUP = "<b style='font-size:40px'>bank</b>"
+
+
+def _with_markup():
+    """Every figure, fed MARKUP wherever a token or a user's word reaches it."""
+    from dataclasses import replace
+
+    tokens = ("[CLS]", MARKUP, "x", "[SEP]")
+    attention = replace(attention_result(4), tokens=tokens)
+    lab = backend.next_token("The cat", 1.0, n=5, seed=0)
+    lens = backend.logit_lens("The cat sat")
+    beams = backend.generate("Once", "beam", max_new_tokens=2, num_beams=2)
+    embeddings = backend.input_representation("The man.", "He left.")
+    causal = backend.causal_lm("Once upon a time.")
+    masked = backend.predict_masked_both("The cat sat on the [MASK].")
+    return {
+        "head_heatmap": figures.head_heatmap(attention, 0, 0),
+        "aggregate_heatmap": figures.aggregate_heatmap(np.eye(4), tokens, "mean"),
+        "layer_heads": figures.layer_heads(attention, 0),
+        "head_lines": figures.head_lines(attention, 0, 0),
+        "causal_mask_figure": figures.causal_mask_figure(4, tokens),
+        "same_word_lines": figures.same_word_lines(replace(backend.same_word("a bank", "a bank", "bank"), word=MARKUP)),
+        "masked_both_bars": figures.masked_both_bars(replace(masked, encoder=(replace(masked.encoder[0], token=MARKUP),))),
+        "fill_mask_bars": figures.fill_mask_bars(SimpleNamespace(masks=((SimpleNamespace(token=MARKUP, score=0.5),),))),
+        "label_bars": figures.label_bars({MARKUP: 0.9, "x": 0.1}),
+        "next_token_bars": figures.next_token_bars(
+            replace(lab, candidates=(replace(lab.candidates[0], text=MARKUP), *lab.candidates[1:]))
+        ),
+        "logit_lens_heatmap": figures.logit_lens_heatmap(
+            replace(lens, tokens=(MARKUP, *lens.tokens[1:]),
+                    predictions=tuple((MARKUP, *row[1:]) for row in lens.predictions))
+        ),
+        "beam_figure": figures.beam_figure(
+            replace(beams, beam_steps=tuple(replace(step, beams=((MARKUP, step.beams[0][1]),)) for step in beams.beam_steps))
+        ),
+        "embedding_norms": figures.embedding_norms(
+            replace(embeddings, rows=(replace(embeddings.rows[0], token=MARKUP), *embeddings.rows[1:]))
+        ),
+        "causal_loss_bars": figures.causal_loss_bars(
+            replace(causal, steps=(replace(causal.steps[0], target=MARKUP), *causal.steps[1:]))
+        ),
+    }
+
+
+def _strings(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, (list, tuple, np.ndarray)):
+        for item in value:
+            yield from _strings(item)
+
+
+def test_tokens_and_user_words_reach_every_figure_as_text_never_as_markup():
+    built = _with_markup()
+    assert set(built) | {"future_share_bars", "head_overview"} == set(FIGURES)  # those two show no tokens
+    for name, fig in built.items():
+        strings = list(_strings(fig.to_dict()))
+        assert not any("<b style" in s for s in strings), name  # plotly would draw it 40 px bold
+        assert any("&lt;b style=" in s for s in strings), name  # the characters are there, as entities

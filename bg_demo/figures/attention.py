@@ -25,7 +25,7 @@ from bg_demo.figures.axes import (
     token_axis,
     token_names,
 )
-from bg_demo.figures.style import OKABE_ITO, base_layout
+from bg_demo.figures.style import OKABE_ITO, base_layout, plain
 from bg_demo.figures.tasks import add_probability_bars, bars_height
 
 WEIGHTS_SCALE = "Viridis"  # perceptually even, colour-blind safe, light high weights stand out on a projector
@@ -159,13 +159,13 @@ def head_lines(result, layer: int, head: int, hide_special: bool = False) -> go.
             line = dict(color=OKABE_ITO["blue"], width=1 + 1.2 * i)
             fig.add_trace(go.Scatter(x=x, y=y, mode="lines", line=line, opacity=0.25 + 0.15 * i, hoverinfo="skip"))
     queries, keys = np.nonzero(matrix >= LINE_BINS[0])  # hover: a point in the middle of each line
-    hover = [f"{tokens[q]} → {tokens[k]}: {matrix[q, k]:.3f}" for q, k in zip(queries, keys)]
+    hover = [f"{plain(tokens[q])} → {plain(tokens[k])}: {matrix[q, k]:.3f}" for q, k in zip(queries, keys)]
     middle = dict(x=np.full(len(queries), 0.5, dtype=np.float32), y=((queries + keys) / 2).astype(np.float32))
     marker = dict(size=6, opacity=0)
     fig.add_trace(go.Scatter(**middle, mode="markers", marker=marker, hovertext=hover, hoverinfo="text"))
     shown = shown_positions(len(tokens))  # every k-th token named, as on the heatmaps' axes
     for x, side in ((0, "middle left"), (1, "middle right")):
-        text = [shorten(tokens[i]) for i in shown]
+        text = [plain(shorten(tokens[i])) for i in shown]
         column = dict(x=np.full(len(shown), x), y=np.array(shown), text=text, textposition=side)
         fig.add_trace(go.Scatter(**column, mode="text", textfont=TICK_FONT, hoverinfo="skip"))
     fig.update_xaxes(visible=False, range=[-0.6, 1.6])
@@ -206,7 +206,7 @@ def causal_mask_figure(n_tokens: int, tokens=None) -> go.Figure:
     )
     fig = go.Figure(trace)
     _token_axes(fig, tokens, "key", "query")
-    title = "GPT-2's causal mask: blue = may attend"
+    title = "Causal mask: blue = may attend"  # short enough for a phone
     fig.update_layout(**base_layout(map_height(n_tokens), title))
     return fig
 
@@ -256,7 +256,7 @@ def same_word_lines(result) -> go.Figure:
     lowest = min(min(track.similarity) for track in tracks)
     fig.update_xaxes(type="category", title_text="the word's vector after")
     fig.update_yaxes(title_text="cosine similarity", range=[min(0.5, math.floor(10 * (lowest - 0.05)) / 10), 1.02])
-    title = f"'{result.word}' in the two sentences: how alike are its vectors?"
+    title = f"'{plain(result.word)}' in the two sentences: how alike are its vectors?"
     fig.update_layout(**base_layout(400, title, legend=dict(orientation="h", y=-0.3)))
     return fig
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+from bg_demo.figures.style import plain
+
 MAP_MIN_HEIGHT = 260  # a map of two or three tokens keeps room for its title, labels and colour bar
 MAP_MAX_HEIGHT = 560  # 768-px screen - ~110 px of browser bar - ~100 px of tab bar: the whole map in sight
 MAP_CHROME = 200  # px around the cells: the title under gradio's label badge, rotated key labels, axis titles
@@ -25,7 +27,7 @@ def map_height(rows: int) -> int:
 
 def token_names(tokens) -> list[str]:
     """Unique names for token positions (two tokens may print alike), as hovers show them: "bank #4"."""
-    return [f"{token} #{i}" for i, token in enumerate(tokens)]
+    return [f"{plain(token)} #{i}" for i, token in enumerate(tokens)]
 
 
 def shorten(token: str, max_chars: int = MAX_LABEL_CHARS) -> str:
@@ -45,7 +47,7 @@ def token_axis(tokens, max_labels: int = MAX_TICK_LABELS, show: bool = True, max
     return dict(
         tickmode="array",
         tickvals=[i + TICK_NUDGE for i in shown],
-        ticktext=[shorten(str(tokens[i]), max_chars) for i in shown],
+        ticktext=[plain(shorten(str(tokens[i]), max_chars)) for i in shown],
         showticklabels=show,
         tickfont=TICK_FONT,
         showgrid=False,

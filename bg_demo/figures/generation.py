@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from bg_demo.figures.axes import map_height, percent_axis, percent_ticks, token_axis, token_names
-from bg_demo.figures.style import OKABE_ITO, base_layout
+from bg_demo.figures.style import OKABE_ITO, base_layout, plain
 
 COLORBAR_TICKS = 2  # 0%, 50%, 100%: a colour bar beside a few layers has room for three labels
 # probability bins for colouring generated tokens: (lower bound, background, label); blue = expected,
@@ -68,7 +68,8 @@ def next_token_bars(result) -> go.Figure:
     fig.add_trace(
         go.Bar(
             x=x, y=[c.scaled for c in cands], marker_color=colours, name="after temperature",
-            customdata=np.array([[c.text, c.rank, c.probability, c.final, s] for c, s in zip(cands, status)], dtype=object),
+            customdata=np.array([[plain(c.text), c.rank, c.probability, c.final, s] for c, s in zip(cands, status)],
+                                dtype=object),
             hovertemplate="%{customdata[0]} (rank %{customdata[1]})<br>model: %{customdata[2]:.2%}"
             "<br>after temperature: %{y:.2%}<br>sampled with: %{customdata[3]:.2%}<br>%{customdata[4]}<extra></extra>",
         )
@@ -110,7 +111,7 @@ def logit_lens_heatmap(result) -> go.Figure:
             z=result.probabilities.astype(np.float32),  # (layers, positions)
             x=token_names(result.tokens),
             y=list(result.layers),
-            text=[list(row) for row in result.predictions],
+            text=[[plain(token) for token in row] for row in result.predictions],
             texttemplate="%{text}",
             colorscale="Cividis",
             zmin=0.0,
@@ -141,13 +142,13 @@ def beam_figure(result) -> go.Figure:
                 mode="markers",
                 name=f"beam {rank + 1}",
                 marker=dict(size=11),
-                text=[step.beams[rank][0] for step in steps],
+                text=[plain(step.beams[rank][0]) for step in steps],
                 hovertemplate="step %{x}: %{y:.2f}<br>…%{text}<extra></extra>",
             )
         )
     fig.update_layout(
-        **base_layout(360, "Beams kept at each step (best = highest)"),
+        **base_layout(360, "Beams kept at each step"),
         xaxis=dict(title="new tokens", dtick=1),
-        yaxis=dict(title="cumulative log-probability"),
+        yaxis=dict(title="cumulative log-probability (best = highest)"),
     )
     return fig

@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from bg_demo.figures.axes import token_axis
-from bg_demo.figures.style import OKABE_ITO, base_layout
+from bg_demo.figures.style import OKABE_ITO, base_layout, plain
 
 
 def embedding_norms(result) -> go.Figure:
@@ -22,13 +22,13 @@ def embedding_norms(result) -> go.Figure:
     fig = go.Figure(
         [
             go.Bar(x=x, y=[getattr(row, field) for row in rows], name=name, marker_color=colour,
-                   customdata=[row.token for row in rows],
+                   customdata=[plain(row.token) for row in rows],
                    hovertemplate=f"%{{customdata}}: {name} embedding %{{y:.2f}}<extra></extra>")
             for name, field, colour in parts
         ]
     )
     fig.update_layout(
-        **base_layout(380, "Length of each embedding that BERT adds up", barmode="group",
+        **base_layout(380, "Lengths of BERT's input embeddings", barmode="group",
                       legend=dict(orientation="h", y=-0.3)),
         xaxis=dict(**token_axis([row.token for row in rows]), tickangle=-45),
         yaxis=dict(title="L2 norm"),
@@ -43,7 +43,7 @@ def causal_loss_bars(result) -> go.Figure:
     fig = go.Figure(
         go.Bar(
             x=x, y=[step.loss for step in steps], marker_color=OKABE_ITO["vermillion"],
-            customdata=[[step.probability, step.rank, step.target] for step in steps],
+            customdata=[[step.probability, step.rank, plain(step.target)] for step in steps],
             hovertemplate="%{customdata[2]}<br>−log p = %{y:.2f}<br>p = %{customdata[0]:.2%}, rank %{customdata[1]}"
             "<extra></extra>",
         )

@@ -1,4 +1,6 @@
-"""Shared look: colour-blind-safe colours (Okabe-Ito), fonts readable on a projector."""
+"""Shared look: colour-blind-safe colours (Okabe-Ito), fonts readable on a projector; text shown as text."""
+
+import html
 
 # Okabe & Ito (2008): distinguishable with every common colour-vision deficiency
 OKABE_ITO = {
@@ -24,6 +26,12 @@ BADGE_CLEARANCE = 36  # gr.Plot draws its label in a badge this tall over the fi
 LINE = 24  # px per line of title, subtitle or subplot titles: plotly sets lines 1.3 em apart (1.3 x 18 px)
 TITLE_PAD = 4  # px between the badge and the title's first line
 TITLE_GAP = 10  # px between the titles and the plot under them
+
+
+def plain(text) -> str:
+    """A user's text or a model's token for a plotly label, title or hover. Plotly draws a few HTML tags
+    (<b>, <i>, <br>, <span style>, <a>), so "<", ">" and "&" go in as entities, which it shows as typed."""
+    return html.escape(str(text), quote=False)
 
 
 def top_margin(title: str = "", subtitle: str = "", subplot_titles: int = 0) -> int:

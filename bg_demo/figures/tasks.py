@@ -6,7 +6,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from bg_demo.figures.axes import percent_axis, token_axis
-from bg_demo.figures.style import OKABE_ITO, base_layout, top_margin
+from bg_demo.figures.style import OKABE_ITO, base_layout, plain, top_margin
 
 BAR_HEIGHT = 26  # px per bar: a 15-px label and the gap to the next
 CHART_CHROME = 80  # px per chart besides its bars: percent tick labels, axis title, the next chart's title
@@ -34,7 +34,7 @@ def add_probability_bars(fig: go.Figure, labels, scores, colour: str, row=None, 
             marker_color=colour,
             text=[f"{score:.1%}" for score in scores],
             textposition="outside",
-            customdata=list(labels),
+            customdata=[plain(label) for label in labels],
             hovertemplate="%{customdata}: %{x:.2%}<extra></extra>",
             showlegend=False,
         ),
