@@ -1,4 +1,4 @@
-"""Screenshots of the real app for the README: each tab after its first example has run.
+"""Screenshots of the real app for the README: each tab opened by a link that runs it, at 1366x768, and a phone.
 
     python scripts/screenshots.py [--tiny] [--out assets/screenshots]
 
@@ -17,18 +17,22 @@ from pathlib import Path
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-# tab label -> text of the example to click (its first example)
+# file name -> (link query that opens a page and runs it, viewport): a laptop (1366x768) for every tab,
+# and one phone (390x844), full pages
+LAPTOP, PHONE = (1366, 768), (390, 844)
 SHOTS = {
-    "fill_mask": ("Fill-mask", "The cat sat on the [MASK]."),
-    "classify": ("Sentiment", "I loved this movie, the acting was wonderful and the story was moving."),
-    "ner": ("Entities", "Apple Inc. was founded by Steve Jobs in Cupertino, California."),
-    "qa": ("Q&A", "Who wrote the paper that introduced the Transformer?"),
-    "next_sentence": ("Next sentence", "He bought a gallon of milk."),
-    "generate": ("Generate", "top-p 0.9, three samples, seed 42"),
-    "attention": ("Attention", "The animal didn't cross the street"),
-    "compare": ("BERT vs GPT-2", "The animal didn't cross the street"),
-    "pretraining": ("Pretraining", "The quick brown fox jumps"),
-    "start": ("Start here", None),
+    "start": ("tab=start", LAPTOP),
+    "fill_mask": ("tab=fill_mask&text=The+cat+sat+on+the+[MASK].&run=1", LAPTOP),
+    "classify": ("tab=classify&text=I+loved+this+movie,+the+acting+was+wonderful.&run=1", LAPTOP),
+    "ner": ("tab=ner&text=Apple+Inc.+was+founded+by+Steve+Jobs+in+Cupertino,+California.&run=1", LAPTOP),
+    "qa": ("tab=qa&question=Who+introduced+the+Transformer?"
+           "&context=The+Transformer+was+introduced+in+2017+by+Vaswani+and+colleagues+at+Google.&run=1", LAPTOP),
+    "next_sentence": ("tab=next_sentence&first=The+man+went+to+the+store.&second=He+bought+milk.&run=1", LAPTOP),
+    "generate": ("tab=generate&prompt=Once+upon+a+time&strategy=top_p&sequences=3&seed=42&run=1", LAPTOP),
+    "attention": ("tab=attention&text=The+animal+didn%27t+cross+the+street+because+it+was+too+tired.&run=1", LAPTOP),
+    "compare": ("tab=compare&text=The+animal+didn%27t+cross+the+street+because+it+was+too+tired.&run=1", LAPTOP),
+    "pretraining": ("tab=mlm&text=The+quick+brown+fox+jumps+over+the+lazy+dog.&seed=0&run=1", LAPTOP),
+    "phone": ("tab=fill_mask&text=I+went+to+the+[MASK]+to+deposit+some+[MASK].&run=1", PHONE),
 }
 
 
@@ -58,19 +62,16 @@ def main() -> int:
             executable_path="/usr/bin/chromium",
             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
         )
-        page = browser.new_page(viewport={"width": 1440, "height": 1000}, device_scale_factor=1)
         for key in args.only:
-            tab, example = SHOTS[key]
-            page.goto(url)  # a fresh page each time: the tab bar is measured once, on load
+            query, (width, height) = SHOTS[key]
+            page = browser.new_page(viewport={"width": width, "height": height}, device_scale_factor=1)
+            page.goto(f"{url}?{query}")
             page.wait_for_selector("[role=tablist]")
-            page.wait_for_timeout(1500)  # let the stylesheet settle before gradio measures the tab bar
-            page.get_by_role("tab", name=tab, exact=True).click()
-            if example:
-                page.locator(f"text={example[:40]} >> visible=true").first.click()
-            page.wait_for_timeout(600)
-            page.wait_for_selector(".pending", state="detached", timeout=60_000)
+            page.wait_for_timeout(1500)  # the linked run starts once the page has loaded
+            page.wait_for_function("() => !document.querySelector('.generating, .pending')", timeout=60_000)
             page.wait_for_timeout(800)
             page.screenshot(path=str(out / f"{key}.png"), full_page=True)
+            page.close()
             print(out / f"{key}.png")
         browser.close()
     demo.close()
