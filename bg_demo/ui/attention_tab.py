@@ -106,16 +106,17 @@ def build() -> list[Page]:
         controls = [state, view, layer, head, hide, stat]
         view_fields = {"view": view, "layer": layer, "head": head, "hide": hide, "stat": stat}
         page = task.wire(button, text, fields=view_fields)
+        redraw = task.also(draw, 1)  # its errors (and the export's) go to the page's error box too
         state.change(fit_sliders, [state, layer, head], [layer, head], api_visibility="private").then(
-            draw, controls, plot, api_visibility="private"
+            redraw, controls, [plot, task.error], api_visibility="private"
         )
         gr.on(
             [view.input, layer.input, head.input, hide.input, stat.input],
-            draw,
+            redraw,
             controls,
-            plot,
+            [plot, task.error],
             api_visibility="private",
             trigger_mode="always_last",
         )
-        export_button.click(export, controls, files, api_visibility="private")
+        export_button.click(task.also(export, 1), controls, [files, task.error], api_visibility="private")
     return [page]

@@ -150,9 +150,11 @@ def shown_inline(fn, n_outputs: int):
 
         @functools.wraps(fn)  # gradio reads the signature through __wrapped__ (progress, request)
         async def streamed(*args, **kwargs):
+            hide = hide_error()  # once: an update object costs the event loop in every message of every stream
             try:
                 async for values in fn(*args, **kwargs):
-                    yield (*_tuple(values), hide_error())
+                    yield (*_tuple(values), hide)
+                    hide = ""  # a plain value for the hidden box from then on
             except gr.Error as exc:
                 yield (*[gr.skip()] * n_outputs, show_error(exc.message))
 
@@ -249,9 +251,8 @@ class Task:
                 component.render()
 
     def wire(self, *triggers, fields: dict | None = None, needs: tuple = (), share: bool = True) -> Page:
-        """Run on each trigger (a Textbox on Enter, anything else on click), publish the API endpoint, add the
-        share row (the inputs plus any view `fields`) and return the page, with `needs` the fields a link
-        must give to run it."""
+        """Run on each trigger (a Textbox on Enter, anything else on click), add the share row (the inputs plus
+        any view `fields`) and return the page, with `needs` the fields a link must give to run it."""
         inputs = list(self.inputs.values())
         for trigger in triggers:
             event = trigger.submit if isinstance(trigger, gr.Textbox) else trigger.click
@@ -260,6 +261,10 @@ class Task:
         if share:
             share_row(self.page_id, fields)
         return Page(self.page_id, fields, runs=(self.run(needs),))
+
+    def also(self, fn, n_outputs: int):
+        """Another of the page's handlers (a redraw, an export) whose errors go to the same box."""
+        return shown_inline(fn, n_outputs)
 
     def run(self, needs: tuple = ()) -> Run:
         return Run(self.handler, list(self.inputs.values()), self.targets, needs, self.options)

@@ -104,17 +104,12 @@ def _attention_section() -> tuple[common.Task, dict]:
     with gr.Accordion(t("common.raw"), open=False):
         raw.render()
     task.wire(button, text, share=False)
+    redraw, plots = task.also(draw_heads, 2), [encoder_plot, decoder_plot, task.error]
     state.change(fit_sliders, [state, layer, head], [layer, head], api_visibility="private").then(
-        draw_heads, [state, layer, head], [encoder_plot, decoder_plot], api_visibility="private"
+        redraw, [state, layer, head], plots, api_visibility="private"
     )
-    gr.on(
-        [layer.input, head.input],
-        draw_heads,
-        [state, layer, head],
-        [encoder_plot, decoder_plot],
-        api_visibility="private",
-        trigger_mode="always_last",
-    )
+    gr.on([layer.input, head.input], redraw, [state, layer, head], plots, api_visibility="private",
+          trigger_mode="always_last")
     return task, {"layer": layer, "head": head}
 
 
