@@ -70,7 +70,7 @@ def convert(component, raw: str):
             return raw if raw in choices else None
         if isinstance(component, gr.Checkbox):
             return raw.lower() in {"1", "true", "yes", "on"}
-        return raw[: getattr(component, "max_length", None) or len(raw)]
+        return raw  # never cut: an over-long text is refused by the server, with its length and the limit
     except (TypeError, ValueError):
         return None
 

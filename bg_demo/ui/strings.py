@@ -237,7 +237,7 @@ EN = {
         "| good at | understanding: classify, tag, find answers in a text | writing: continue a text |\n"
         "| used by | fine-tuning on a task with a small head | prompting and sampling |"
     ),
-    "start.path": "### A guided path\nEach step opens a tab with an example loaded; press its run button.",
+    "start.path": "### A guided path\nEach step opens a tab with an example and runs it; then change the input and run it again.",
     "start.glossary_title": "Glossary",
     "start.glossary": (
         "- **token**: a piece of text the model reads as one unit: a word, part of a word or a symbol.\n"
