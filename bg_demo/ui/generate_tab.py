@@ -87,7 +87,7 @@ def build() -> list[Page]:
     return [Page(page.id, page.fields, ((tabs, tab_id),), page.runs) for page, tab_id in pages]
 
 
-def _build_generation() -> dict:
+def _build_generation() -> Page:
     # the prompt sends on Enter like every other box (Shift+Enter for a new line), and Generate and Stop come
     # right after it, one Tab press away
     with gr.Row(equal_height=True):
