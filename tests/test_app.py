@@ -244,3 +244,33 @@ def test_pretraining_and_attention_refuse_bad_input(client):
         client.predict("   ", 0, api_name="/mlm_corruption")
     with pytest.raises(Exception, match="empty"):
         client.predict("", "encoder", api_name="/attention")
+
+
+@pytest.mark.parametrize(
+    ("args", "api_name", "target"),
+    [
+        (("The cat sat on the [MASK].", 1, 1, "last", "mean"), "/explain_fill_mask", "at [MASK])"),
+        (("I loved this movie.", "1", "0"), "/explain_classify", "p("),
+        (("The man went to the store.", "He bought milk.", "0", "mean"), "/explain_next_sentence", "p(IsNext)"),
+        (("The cat sat on the", None, "last", "mean"), "/explain_next_token", "next)"),
+    ],
+)
+def test_explanations_through_the_api(client, args, api_name, target):
+    plot, notes, raw = client.predict(*args, api_name=api_name)
+    assert raw["target"].endswith(target) or raw["target"].startswith(target)
+    assert len(raw["attention"]) == len(raw["integrated_gradients"]) == len(raw["tokens"])
+    assert abs(raw["completeness_gap"]) < 1e-3
+    assert f"ρ = {raw['spearman']:+.2f}" in notes
+    (heatmap,) = json.loads(plot["plot"])["data"]
+    assert heatmap["customdata"][2] == pytest.approx(raw["integrated_gradients"])
+
+
+def test_an_explanation_links_to_the_attention_tab_at_its_layer_and_head(client):
+    _, notes, raw = client.predict("The cat sat on the [MASK].", 1, 1, "1", "0", api_name="/explain_fill_mask")
+    assert (raw["layer"], raw["head"]) == (1, 0)
+    assert "?tab=attention&text=The+cat+sat+on+the+%5BMASK%5D.&role=encoder&layer=1&view=head&head=0&run=1" in notes
+
+
+def test_an_explanation_refuses_a_layer_the_model_does_not_have(client):
+    with pytest.raises(Exception, match="Layer must be between 0 and 1"):
+        client.predict("I loved it.", "7", "mean", api_name="/explain_classify")

@@ -159,3 +159,19 @@ def test_keyboard_only_generation(page):
     page.keyboard.press("Enter")  # Enter sends, as in every other box
     expect(page.get_by_text(re.compile(r"new tokens in"))).to_be_visible(timeout=30_000)
     assert prompt.input_value() == "Once upon a time"  # no newline was added
+
+
+@pytest.mark.parametrize(
+    ("query", "link"),
+    [("tab=fill_mask&text=The+cat+sat+on+the+%5BMASK%5D.&run=1", True),
+     ("tab=classify&text=I+loved+this+movie.&run=1", False)],
+)
+def test_the_why_view_explains_the_prediction_on_screen(page, app_url, query, link):
+    page.goto(f"{app_url}?{query}")
+    expect(_visible(page, ".js-plotly-plot").first).to_be_visible(timeout=30_000)  # the prediction first
+    _visible(page, "text=Why? Attention from the prediction").first.click()
+    page.get_by_role("button", name="Explain this prediction").click()
+    expect(_visible(page, "text=/ρ = [+-]\\d\\.\\d\\d/").first).to_be_visible(timeout=60_000)
+    rows = _visible(page, ".js-plotly-plot .ytick >> text=integrated gradients")
+    expect(rows.first).to_be_visible()
+    expect(_visible(page, "text=Open this layer and head in the Attention tab")).to_have_count(1 if link else 0)

@@ -122,6 +122,7 @@ FIGURES = {
     "beam_figure": lambda: figures.beam_figure(backend.generate("Once", "beam", max_new_tokens=3, num_beams=2)),
     "embedding_norms": lambda: figures.embedding_norms(backend.input_representation("The man.", "He left.")),
     "causal_loss_bars": lambda: figures.causal_loss_bars(backend.causal_lm("Once upon a time there was a robot.")),
+    "explanation_rows": lambda: figures.explanation_rows(backend.explain_fill_mask("The cat sat on the [MASK].")),
 }
 
 
@@ -187,6 +188,7 @@ def _with_markup():
     embeddings = backend.input_representation("The man.", "He left.")
     causal = backend.causal_lm("Once upon a time.")
     masked = backend.predict_masked_both("The cat sat on the [MASK].")
+    why = backend.explain_classify("I loved it.")
     return {
         "head_heatmap": figures.head_heatmap(attention, 0, 0),
         "aggregate_heatmap": figures.aggregate_heatmap(np.eye(4), tokens, "mean"),
@@ -213,6 +215,9 @@ def _with_markup():
         "causal_loss_bars": figures.causal_loss_bars(
             replace(causal, steps=(replace(causal.steps[0], target=MARKUP), *causal.steps[1:]))
         ),
+        "explanation_rows": figures.explanation_rows(
+            replace(why, target=f"p('{MARKUP}')", tokens=(MARKUP, *why.tokens[1:]))
+        ),
     }
 
 
@@ -234,3 +239,15 @@ def test_tokens_and_user_words_reach_every_figure_as_text_never_as_markup():
         strings = list(_strings(fig.to_dict()))
         assert not any("<b style" in s for s in strings), name  # plotly would draw it 40 px bold
         assert any("&lt;b style=" in s for s in strings), name  # the characters are there, as entities
+
+
+def test_explanation_rows_share_one_scale_with_raw_values_in_the_hover():
+    result = backend.explain_fill_mask("The cat sat on the [MASK].")
+    (heatmap,) = figures.explanation_rows(result).to_dict()["data"]
+    assert list(heatmap["y"]) == ["attention", "gradient × input", "integrated gradients"]
+    z, raw = np.asarray(heatmap["z"]), np.asarray(heatmap["customdata"])
+    np.testing.assert_allclose(raw[2], result.integrated_gradients)
+    np.testing.assert_allclose(raw[0], result.attention)
+    for row, values in zip(z, raw, strict=True):  # each row scaled by its own largest magnitude
+        np.testing.assert_allclose(row, values / np.abs(values).max())
+    assert (heatmap["zmin"], heatmap["zmax"]) == (-1, 1) and np.abs(z).max() == pytest.approx(1.0)

@@ -40,13 +40,18 @@ def normalise_masks(text: str, mask_token: str) -> tuple[str, int]:
 
 def mlm_logits(model, encoding, positions):
     """Vocabulary logits at `positions` only, (M, V): BERT's MLM head is not run on the other tokens."""
+    return batch_mlm_logits(model, encoding, positions)[0]
+
+
+def batch_mlm_logits(model, encoding, positions):
+    """(B, M, V) logits at `positions` of every sequence in the batch (the explanations' batched passes)."""
     head = getattr(getattr(model, "cls", None), "predictions", None)
     if head is not None and hasattr(model, "bert"):
-        hidden = model.bert(**encoding).last_hidden_state  # (1, T, H)
-        return head(hidden[0, positions])
+        hidden = model.bert(**encoding).last_hidden_state  # (B, T, H)
+        return head(hidden[:, positions])
     output = model(**encoding)
     logits = output.logits if getattr(output, "logits", None) is not None else output.prediction_logits
-    return logits[0, positions]
+    return logits[:, positions]
 
 
 def fill_mask(text: str, top_k: int = 5, *, model_id: str | None = None) -> FillMaskResult:

@@ -12,6 +12,7 @@ from bg_demo.figures.attention import (
     masked_both_bars,
     same_word_lines,
 )
+from bg_demo.figures.explain import explanation_rows
 from bg_demo.figures.generation import (
     beam_figure,
     logit_lens_heatmap,
@@ -29,6 +30,7 @@ __all__ = [
     "causal_loss_bars",
     "causal_mask_figure",
     "embedding_norms",
+    "explanation_rows",
     "fill_mask_bars",
     "future_share_bars",
     "head_heatmap",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gradio as gr
 
 from bg_demo import backend, figures
-from bg_demo.ui import common
+from bg_demo.ui import common, why
 from bg_demo.ui.links import Page
 from bg_demo.ui.strings import examples, t
 
@@ -13,6 +13,11 @@ from bg_demo.ui.strings import examples, t
 def predict(text: str, progress=gr.Progress()):
     result = common.run("sentiment", backend.classify, text, progress=progress)
     return figures.label_bars(result.scores), common.token_view(result.tokens), result.to_dict()
+
+
+def explain(text: str, layer=None, head=None):
+    """Why the most probable label."""
+    return backend.explain_classify(text, None, layer, head)
 
 
 TAB_ID = "classify"
@@ -28,4 +33,7 @@ def build() -> list[Page]:
         raw = gr.JSON(render=False)
         task = common.Task(predict, {"text": text}, [scores, tokens, raw], page_id=TAB_ID, api_name="classify")
         page = task.build(button, text, rows=examples()["classify"])
+        # the Attention tab shows the encoder, not this classifier: no link there
+        why.section(explain, {"text": text}, page_id=TAB_ID, api_name="explain_classify",
+                    linked=False)
     return [page]

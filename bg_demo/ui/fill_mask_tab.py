@@ -7,7 +7,7 @@ import gradio as gr
 from bg_demo import backend, figures
 from bg_demo.config import LIMITS
 from bg_demo.figures.style import OKABE_ITO
-from bg_demo.ui import common
+from bg_demo.ui import common, why
 from bg_demo.ui.links import Page
 from bg_demo.ui.strings import examples, t
 
@@ -17,6 +17,15 @@ def predict(text: str, top_k: int, progress=gr.Progress()):
     masks = set(result.mask_positions)
     labels = ["[MASK]" if i in masks else None for i in range(len(result.tokens))]
     return result.filled, figures.fill_mask_bars(result), common.token_view(result.tokens, labels), result.to_dict()
+
+
+def explain(text: str, mask: int, guess: int, layer=None, head=None):
+    """The explanation of one guess at one mask, both counted from 1 as the page shows them."""
+    return backend.explain_fill_mask(text, _from_one(mask), _from_one(guess), layer, head)
+
+
+def _from_one(number):
+    return number - 1 if isinstance(number, (int, float)) else number
 
 
 TAB_ID = "fill_mask"
@@ -40,4 +49,8 @@ def build() -> list[Page]:
         task = common.Task(predict, {"text": text, "top_k": top_k}, [filled, plot, tokens, raw], page_id=TAB_ID,
                            api_name="fill_mask")
         page = task.build(button, text, rows=examples()["fill_mask"])
+        with gr.Row():
+            mask = gr.Number(1, precision=0, minimum=1, label=t("why.mask"), min_width=160)
+            guess = gr.Number(1, precision=0, minimum=1, label=t("why.guess"), min_width=160)
+        why.section(explain, {"text": text, "mask": mask, "guess": guess}, page_id=TAB_ID, api_name="explain_fill_mask")
     return [page]

@@ -6,7 +6,7 @@ import gradio as gr
 
 from bg_demo import backend, figures
 from bg_demo.figures.style import OKABE_ITO
-from bg_demo.ui import common
+from bg_demo.ui import common, why
 from bg_demo.ui.links import Page
 from bg_demo.ui.strings import examples, t
 
@@ -36,4 +36,6 @@ def build() -> list[Page]:
         task = common.Task(predict, {"first": first, "second": second}, [scores, segments, raw], page_id=TAB_ID,
                            api_name="next_sentence")
         page = task.build(button, first, second, rows=examples()["next_sentence"])
+        why.section(backend.explain_next_sentence, {"first": first, "second": second}, page_id=TAB_ID, api_name="explain_next_sentence",
+                    linked=False)
     return [page]

@@ -6,7 +6,7 @@ import gradio as gr
 
 from bg_demo import backend, figures
 from bg_demo.backend.generate import MAX_SEED
-from bg_demo.ui import common
+from bg_demo.ui import common, why
 from bg_demo.ui.links import Page
 from bg_demo.ui.strings import examples, t
 
@@ -40,6 +40,11 @@ def step(how, picked, state, temperature, top_k, top_p, seed):
     step_seed = _step_seed(seed, len(ids))
     result = common.run("decoder", backend.next_token, "", temperature, top_k, top_p, seed=step_seed, token_ids=ids)
     return _show(result, state["history"] + [row])
+
+
+def explain(text: str, token_id=None, layer=None, head=None):
+    """Why the picked candidate (the greedy one until another is picked) after the text now."""
+    return backend.explain_next_token(text, token_id, layer, head)
 
 
 def _step_seed(seed, n_tokens: int) -> int | None:
@@ -78,6 +83,7 @@ def build() -> Page:
         history.render()
         with gr.Accordion(t("common.raw"), open=False):
             raw.render()
+        why.section(explain, {"text": context, "token_id": picked}, page_id=PAGE_ID, api_name="explain_next_token")
         page = task.wire(show_button, text)
         stepped = common.shown_inline(step, len(task.outputs))
         for button, how in ((greedy, "greedy"), (sample, "sample"), (append, "picked")):

@@ -217,6 +217,38 @@ EN = {
     "pre.causal_table": "Teacher forcing, position by position",
     "pre.causal_plot": "Loss at each position",
     "pre.causal_loss": "Mean loss **{loss:.3f}** nats · perplexity **{perplexity:.1f}**",
+    # why: attention from the prediction beside attribution of it
+    "why.title": "Why? Attention from the prediction, and what the prediction depends on",
+    "why.about": (
+        "Two views of the prediction above, on the same tokens. **Attention**: where the prediction's position "
+        "(the `[MASK]`, `[CLS]` or the last token) reads from, at one layer. **Attribution**: how much the "
+        "probability shown depends on each input token, by gradient × input and by integrated gradients "
+        "(from a baseline where every ordinary token is padding). Blue is negative, vermillion positive; each "
+        "row is scaled to its own largest value. It takes a few seconds: it runs only when you ask."
+    ),
+    "why.layer": "Layer of the attention",
+    "why.head": "Head",
+    "why.mean": "mean of the heads",
+    "why.head_n": "head {head}",
+    "why.run": "Explain this prediction",
+    "why.plot": "Attention and attribution, token by token",
+    "why.spearman": (
+        "Rank correlation (Spearman) between the attention from the prediction (layer {layer}, {head}) and the "
+        "size of the integrated gradients, over {n} tokens: **ρ = {rho:+.2f}**."
+    ),
+    "why.completeness": (
+        "Integrated gradients add up to {total:.4f}, the probability {p:.4f} minus {base:.4f} at the baseline "
+        "(off by {gap:.1e} with {steps} steps)."
+    ),
+    "why.disagree": (
+        "Why the two can disagree: attention is one step inside one layer, it says where a position reads from, "
+        "not how much the output depends on what it read, since the value vectors, the other heads, the later "
+        "layers and the residual stream all stand in between. Attribution measures the output's sensitivity "
+        "to each token directly, so a token can draw much attention and matter little (often `[SEP]`), or the reverse."
+    ),
+    "why.link": "[Open this layer and head in the Attention tab]({url})",
+    "why.mask": "Which [MASK] (1 = the first)",
+    "why.guess": "Which guess (1 = the best)",
     # links
     "link.button": "Link to this",
     "link.placeholder": "a link that opens this tab with these inputs (copied when you click)",

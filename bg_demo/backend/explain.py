@@ -1,0 +1,277 @@
+"""Why did the model say that? One prediction on screen, explained two ways on the same tokens:
+
+- **attention from the prediction's position**: the row of the attention map for the `[MASK]`, the
+  `[CLS]` or the last token, at the layer the student picks, for one head or the mean of the heads;
+- **attribution of the prediction's probability** to each input token: gradient × input, and integrated
+  gradients from a baseline where every ordinary token is replaced by padding (special tokens kept).
+
+Both attributions are Captum's (`LayerGradientXActivation` and `LayerIntegratedGradients` on the input
+embedding layer), run on the same forward pass the task uses, so what is explained is exactly the
+probability the tab shows. Attention is not explanation (Jain & Wallace 2019; Wiegreffe & Pinter 2019):
+the rank correlation between the two is printed beside them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bg_demo import models
+from bg_demo.backend._common import Result, check_length, max_tokens, require_int, require_text, token_text
+from bg_demo.backend.fill_mask import MASK_PATTERN, batch_mlm_logits, mlm_logits
+from bg_demo.backend.next_sentence import nsp_logits
+from bg_demo.config import LIMITS
+from bg_demo.errors import InputError, ModelUnavailableError
+
+# Integrated gradients' step count: 32 (Gauss-Legendre, Captum's default rule) keeps the completeness gap under
+# 1e-3 of the probability on the test models and under 1e-4 at bert-base and DistilBERT size, where doubling the
+# steps halves a gap already far below what the colours show and doubles the time (bench/explain.py: a 14-token
+# sentence on 2 vCPUs, 3.4 s for BERT fill-mask, 1.8 s for DistilBERT sentiment).
+IG_STEPS = 32
+MAX_IG_STEPS = 256
+
+
+@dataclass(frozen=True)
+class Explanation(Result):
+    role: str  # "encoder", "sentiment", "decoder": the model that made the prediction
+    model_id: str
+    target: str  # what is explained, in words: "p('paris' at [MASK] 1)"
+    probability: float  # that probability, as the tab shows it
+    tokens: tuple[str, ...]  # the input tokens, special ones included
+    special: tuple[bool, ...]  # which tokens are special ([CLS], [SEP], [MASK], <|endoftext|>)
+    positions: tuple[int, ...]  # the token positions the attention is read from
+    layer: int
+    head: int | None  # None: the mean of the layer's heads
+    n_layers: int
+    n_heads: int
+    attention: tuple[float, ...]  # per token: the attention from `positions` (their mean) to it
+    gradient_x_input: tuple[float, ...]  # per token: gradient · embedding, summed over the hidden size
+    integrated_gradients: tuple[float, ...]  # per token: integrated gradients, summed over the hidden size
+    baseline_probability: float  # the probability with every ordinary token replaced by padding
+    completeness_gap: float  # sum(integrated_gradients) - (probability - baseline_probability)
+    steps: int  # integrated-gradients steps
+    spearman: float  # rank correlation of attention with |integrated gradients| over the tokens
+
+
+@dataclass
+class _Target:
+    """One prediction, ready to explain: the inputs of a batch of one, and the probability as a function of
+    the model's output (batch,) so Captum can batch the interpolation steps."""
+
+    loaded: Any
+    inputs: dict  # input_ids first, then the other tensors the forward takes (attention_mask, token_type_ids)
+    score: Callable  # forward's output -> (batch,) probability
+    positions: tuple[int, ...]
+    target: str
+    forward: Callable = None  # (model, **inputs) -> output; the model's own forward unless a head needs less
+
+
+def _whole_model(model, **inputs):
+    return model(**inputs)
+
+
+def explain_fill_mask(text: str, mask: int = 0, choice: int = 0, layer: int | None = None, head: int | None = None,
+                      steps: int = IG_STEPS, *, model_id: str | None = None) -> Explanation:
+    """Explain the probability of the `choice`-th best guess (0 = the best) at the `mask`-th [MASK]."""
+    import torch
+
+    text = require_text(text)
+    loaded = models.get("encoder", model_id)
+    with loaded.use() as (tokenizer, model):
+        if tokenizer.mask_token is None:
+            raise InputError(f"The encoder model '{loaded.model_id}' has no mask token, so it cannot fill masks.")
+        text, n_masks = MASK_PATTERN.subn(tokenizer.mask_token, text)
+        if n_masks == 0:
+            raise InputError(f"Put at least one {tokenizer.mask_token} in the sentence where a word is missing.")
+        mask = require_int(mask, "Mask", 0, n_masks - 1)
+        choice = require_int(choice, "Guess", 0, LIMITS.max_top_k - 1)
+        inputs = _encode(loaded, tokenizer, model, text)
+        position = int(torch.nonzero(inputs["input_ids"][0] == tokenizer.mask_token_id)[mask])
+        with torch.inference_mode():
+            logits = mlm_logits(model, inputs, torch.tensor([position]))[0]
+        token_id = int(torch.argsort(logits, descending=True, stable=True)[choice])
+        word = tokenizer.decode([token_id])
+
+    def at_mask(model, **inputs):  # (batch, vocabulary) at the mask only, as the tab computes it
+        return batch_mlm_logits(model, inputs, [position])[:, 0]
+
+    def score(logits):
+        return torch.softmax(logits.float(), dim=-1)[:, token_id]
+
+    label = f"[MASK] {mask + 1}" if n_masks > 1 else "[MASK]"
+    target = _Target(loaded, inputs, score, (position,), f"p('{word}' at {label})", at_mask)
+    return _explain(target, layer, head, steps)
+
+
+def explain_classify(text: str, label: str | None = None, layer: int | None = None, head: int | None = None,
+                     steps: int = IG_STEPS, *, model_id: str | None = None) -> Explanation:
+    """Explain the probability of `label` (default: the most probable one), read from [CLS]."""
+    import torch
+
+    text = require_text(text)
+    loaded = models.get("sentiment", model_id)
+    with loaded.use() as (tokenizer, model):
+        inputs = _encode(loaded, tokenizer, model, text, role="sentiment")
+        labels = model.config.label2id
+        sigmoid = model.config.problem_type == "multi_label_classification" or model.config.num_labels == 1
+        if label is None:
+            with torch.inference_mode():
+                label_id = int(model(**inputs).logits[0].argmax())
+        elif label in labels:
+            label_id = int(labels[label])
+        else:
+            raise InputError(f"The label must be one of {', '.join(labels)}; got {label!r}.")
+        name = model.config.id2label[label_id]
+
+    def score(output):
+        logits = output.logits.float()
+        return (torch.sigmoid(logits) if sigmoid else torch.softmax(logits, dim=-1))[:, label_id]
+
+    return _explain(_Target(loaded, inputs, score, (0,), f"p({name})"), layer, head, steps)
+
+
+def explain_next_sentence(first: str, second: str, layer: int | None = None, head: int | None = None,
+                          steps: int = IG_STEPS, *, model_id: str | None = None) -> Explanation:
+    """Explain the probability that sentence B follows sentence A (IsNext), read from [CLS]."""
+    import torch
+
+    first, second = require_text(first, "first sentence"), require_text(second, "second sentence")
+    loaded = models.get("encoder", model_id)
+    with loaded.use() as (tokenizer, model):
+        if getattr(getattr(model, "cls", None), "seq_relationship", None) is None:
+            raise ModelUnavailableError(
+                "encoder", loaded.model_id, "it has no next-sentence head; use a BERT model with pretraining heads"
+            )
+        inputs = _encode(loaded, tokenizer, model, first, second)
+
+    def is_next(model, **inputs):  # the NSP head only: BertForPreTraining would compute every MLM logit too
+        return nsp_logits(model, inputs)
+
+    def score(logits):
+        return torch.softmax(logits.float(), dim=-1)[:, 0]
+
+    return _explain(_Target(loaded, inputs, score, (0,), "p(IsNext)", is_next), layer, head, steps)
+
+
+def explain_next_token(text: str, token_id: int | None = None, layer: int | None = None, head: int | None = None,
+                       steps: int = IG_STEPS, *, model_id: str | None = None) -> Explanation:
+    """Explain GPT-2's probability of `token_id` (default: its most probable next token) after `text`,
+    with attention read from the last token."""
+    import torch
+
+    text = require_text(text, "text", LIMITS.max_prompt_chars)
+    loaded = models.get("decoder", model_id)
+    with loaded.use() as (tokenizer, model):
+        inputs = _encode(loaded, tokenizer, model, text, role="decoder")
+        last = inputs["input_ids"].shape[1] - 1
+        if token_id is None:
+            with torch.inference_mode():
+                token_id = int(model(**inputs).logits[0, -1].argmax())
+        token_id = require_int(token_id, "Token id", 0, model.config.vocab_size - 1)
+        word = token_text(tokenizer, token_id)
+
+    def score(output):
+        return torch.softmax(output.logits[:, -1].float(), dim=-1)[:, token_id]
+
+    return _explain(_Target(loaded, inputs, score, (last,), f"p('{word}' next)"), layer, head, steps)
+
+
+# --- the shared machinery ------------------------------------------------------------------------------------
+
+
+def _encode(loaded, tokenizer, model, text: str, pair: str | None = None, role: str = "encoder") -> dict:
+    encoding = tokenizer(text, pair, return_tensors="pt") if pair is not None else tokenizer(text, return_tensors="pt")
+    check_length(encoding["input_ids"].shape[1], max_tokens(tokenizer, model), role)
+    return {name: value.to(loaded.device) for name, value in encoding.items()}
+
+
+def _explain(target: _Target, layer: int | None, head: int | None, steps: int) -> Explanation:
+    import torch
+    from captum.attr import LayerGradientXActivation, LayerIntegratedGradients
+
+    steps = require_int(steps, "Integrated-gradients steps", 2, MAX_IG_STEPS)
+    loaded = target.loaded
+    with loaded.use(eager_attention=True) as (tokenizer, model):
+        ids = target.inputs["input_ids"]
+        names = [name for name in target.inputs if name != "input_ids"]
+        extra = tuple(target.inputs[name] for name in names)
+        run = target.forward or _whole_model
+
+        def forward(input_ids, *values):
+            return target.score(run(model, input_ids=input_ids, **dict(zip(names, values, strict=True))))
+
+        with torch.inference_mode():
+            output = model(**target.inputs, output_attentions=True)
+            attentions = torch.stack(output.attentions)[:, 0].float()  # (L, H, Q, K)
+            probability = float(forward(ids, *extra)[0])
+        n_layers, n_heads = attentions.shape[:2]
+        layer = n_layers - 1 if layer is None else require_int(layer, "Layer", 0, n_layers - 1)
+        head = None if head is None or head == "" else require_int(head, "Head", 0, n_heads - 1)
+        rows = attentions[layer, :, list(target.positions)]  # (H, P, K)
+        attention = (rows.mean(dim=0) if head is None else rows[head]).mean(dim=0).cpu().numpy()  # (K,)
+        special = _special(tokenizer, ids[0].tolist())
+        baseline = ids.clone()
+        baseline[0, ~torch.tensor(special, device=ids.device)] = _padding_id(tokenizer)
+        embeddings = model.get_input_embeddings()
+        with torch.enable_grad():
+            gxi = LayerGradientXActivation(forward, embeddings).attribute(ids, additional_forward_args=extra)
+            ig, delta = LayerIntegratedGradients(forward, embeddings).attribute(
+                ids, baselines=baseline, additional_forward_args=extra, n_steps=steps, internal_batch_size=steps,
+                return_convergence_delta=True,
+            )
+        with torch.inference_mode():
+            baseline_probability = float(forward(baseline, *extra)[0])
+        tokens = _display(tokenizer, ids[0].tolist(), loaded.role)
+    gxi = gxi[0].sum(dim=-1).detach().float().cpu().numpy()  # (T,)
+    ig = ig[0].sum(dim=-1).detach().float().cpu().numpy()
+    return Explanation(
+        loaded.role, loaded.model_id, target.target, probability, tokens, tuple(special), target.positions, layer,
+        head, int(n_layers), int(n_heads), _floats(attention), _floats(gxi), _floats(ig), baseline_probability,
+        float(delta[0]), steps, spearman(attention, np.abs(ig)),
+    )
+
+
+def _special(tokenizer, ids: list[int]) -> list[bool]:
+    marks = set(tokenizer.all_special_ids)
+    return [i in marks for i in ids]
+
+
+def _padding_id(tokenizer) -> int:
+    """The baseline token: padding where the model has it (BERT), else end-of-text (GPT-2)."""
+    for token_id in (tokenizer.pad_token_id, tokenizer.eos_token_id, tokenizer.unk_token_id):
+        if token_id is not None:
+            return int(token_id)
+    raise InputError("This model's tokenizer has no padding, end-of-text or unknown token for the baseline.")
+
+
+def _display(tokenizer, ids: list[int], role: str) -> tuple[str, ...]:
+    from bg_demo.backend.attention import display_tokens
+
+    return display_tokens(tokenizer, ids, "decoder" if role == "decoder" else "encoder")
+
+
+def _floats(values) -> tuple[float, ...]:
+    return tuple(float(v) for v in np.asarray(values, dtype=np.float64))
+
+
+def spearman(a, b) -> float:
+    """Spearman's rank correlation of two equal-length vectors (average ranks for ties); 0 when either is
+    constant. Written here rather than importing scipy for one formula."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    ra, rb = _ranks(a), _ranks(b)
+    if ra.std() == 0 or rb.std() == 0:
+        return 0.0
+    return float(np.corrcoef(ra, rb)[0, 1])
+
+
+def _ranks(values: np.ndarray) -> np.ndarray:
+    order = np.argsort(values, kind="stable")
+    ranks = np.empty(len(values), dtype=np.float64)
+    ranks[order] = np.arange(len(values), dtype=np.float64)
+    for value in np.unique(values):  # ties share their average rank
+        tied = values == value
+        ranks[tied] = ranks[tied].mean()
+    return ranks

@@ -1,0 +1,48 @@
+"""The "why" view: attention from the prediction and attribution of it, as rows of token highlights."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from bg_demo.figures.axes import token_axis, token_names
+from bg_demo.figures.style import OKABE_ITO, base_layout, plain
+
+ROWS = ("attention", "gradient × input", "integrated gradients")
+ROW_HEIGHT = 60  # px per row of highlights: a token's text fits inside its cell
+CHROME = 190  # title, subtitle, rotated token labels
+# one diverging scale for all three rows: white at 0, vermillion for positive, blue for negative
+SCALE = [[0.0, OKABE_ITO["blue"]], [0.5, "#f7f7f7"], [1.0, OKABE_ITO["vermillion"]]]
+
+
+def _normalised(values) -> np.ndarray:
+    """A row scaled by its largest magnitude, so rows of different units share one -1..1 colour scale."""
+    values = np.asarray(values, dtype=np.float64)
+    top = np.abs(values).max()
+    return values / top if top > 0 else values
+
+
+def explanation_rows(result) -> go.Figure:
+    """Three rows over the same tokens: attention from the prediction's position(s), gradient × input and
+    integrated gradients of its probability; each row scaled to its own largest magnitude (hover: the raw
+    value). result: an Explanation."""
+    raw = np.array([result.attention, result.gradient_x_input, result.integrated_gradients], dtype=np.float64)
+    z = np.stack([_normalised(row) for row in raw])
+    names = token_names(result.tokens)
+    text = [[plain(token) for token in result.tokens]] * len(ROWS)
+    fig = go.Figure(
+        go.Heatmap(
+            z=z.tolist(), x=names, y=list(ROWS), customdata=raw.tolist(), text=text, texttemplate="%{text}", colorscale=SCALE,
+            zmin=-1, zmax=1, xgap=2, ygap=4, colorbar=dict(title="share of the row's largest", len=0.8),
+            hovertemplate="%{y}<br>%{x}: %{customdata:.4g}<extra></extra>",
+        )
+    )
+    head = "mean of the heads" if result.head is None else f"head {result.head}"
+    title = f"Why {plain(result.target)} = {result.probability:.1%}"
+    subtitle = f"attention at layer {result.layer} ({head}); attribution with {result.steps} steps"
+    fig.update_layout(
+        **base_layout(CHROME + ROW_HEIGHT * len(ROWS), title, subtitle),
+        xaxis=dict(**token_axis(result.tokens), type="category", tickangle=-45),
+        yaxis=dict(autorange="reversed", showgrid=False, title="each row on its own scale"),
+    )
+    return fig

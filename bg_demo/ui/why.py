@@ -1,0 +1,75 @@
+"""The "why" view under a task's result: attention from the prediction beside attribution of it, run only
+when asked (an explanation costs dozens of passes; the prediction stays as fast as before)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import gradio as gr
+
+from bg_demo import figures
+from bg_demo.ui import common
+from bg_demo.ui.strings import t
+
+LAYERS, HEADS = 24, 16  # choices offered before a model is loaded; the first explanation fits them to the model
+
+
+def _choice(value):
+    return None if value in (None, "", "last", "mean") else int(value)
+
+
+def summary(result, link_text: str | None) -> str:
+    """Rank correlation, completeness, why they can disagree, and a link to the Attention tab at this view."""
+    head = t("why.mean") if result.head is None else t("why.head_n", head=result.head)
+    lines = [
+        t("why.spearman", rho=result.spearman, n=len(result.tokens), layer=result.layer, head=head),
+        t("why.completeness", total=sum(result.integrated_gradients), p=result.probability,
+          base=result.baseline_probability, gap=abs(result.completeness_gap), steps=result.steps),
+        t("why.disagree"),
+    ]
+    if link_text is not None:
+        view = {"view": "mean"} if result.head is None else {"view": "head", "head": result.head}
+        role = "decoder" if result.role == "decoder" else "encoder"
+        query = urlencode({"tab": "attention", "text": link_text, "role": role, "layer": result.layer, **view,
+                           "run": 1})
+        lines.append(t("why.link", url=f"?{query}"))
+    return "\n\n".join(lines)
+
+
+def fit(raw):
+    """The layer and head choices of the model just explained (read from its result)."""
+    if not raw:
+        return gr.skip(), gr.skip()
+    layers = [("last", "last"), *((str(i), str(i)) for i in range(raw["n_layers"]))]
+    heads = [(t("why.mean"), "mean"), *((str(i), str(i)) for i in range(raw["n_heads"]))]
+    return gr.Dropdown(choices=layers), gr.Dropdown(choices=heads)
+
+
+def section(explain, inputs: dict, *, page_id: str, api_name: str, linked: bool = True) -> None:
+    """A closed "Why?" panel: layer and head choices, an Explain button, the rows and the summary, and a
+    named API endpoint. explain(*inputs, layer, head) -> Explanation, layer/head None for "last"/"mean";
+    with `linked`, the first input is the text the Attention tab is opened with."""
+    with gr.Accordion(t("why.title"), open=False):
+        gr.Markdown(t("why.about"))
+        with gr.Row(equal_height=True):
+            layer = gr.Dropdown([("last", "last"), *((str(i), str(i)) for i in range(LAYERS))], value="last",
+                                label=t("why.layer"), min_width=120)
+            head = gr.Dropdown([(t("why.mean"), "mean"), *((str(i), str(i)) for i in range(HEADS))], value="mean",
+                               label=t("why.head"), min_width=120)
+            button = gr.Button(t("why.run"), variant="secondary", min_width=160)
+        plot = gr.Plot(label=t("why.plot"), render=False)
+        notes = gr.Markdown(render=False)
+        raw = gr.JSON(render=False)
+
+        def why(*values):
+            *given, layer_value, head_value = values
+            result = common.run("why", explain, *given, _choice(layer_value), _choice(head_value))
+            return figures.explanation_rows(result), summary(result, given[0] if linked else None), result.to_dict()
+
+        why.__name__ = api_name
+        task = common.Task(why, {**inputs, "layer": layer, "head": head}, [plot, notes, raw], page_id=page_id,
+                           api_name=api_name)
+        task.render()
+        task.wire(button, share=False)
+        for event in task.events:
+            event.then(fit, raw, [layer, head], api_visibility="private")

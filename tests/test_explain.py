@@ -1,0 +1,125 @@
+"""Explanations of a prediction: attention from its position and attribution of its probability, checked
+against the tasks' own results, transformers' attention maps, integrated gradients' completeness and a
+finite-difference estimate of the gradient."""
+
+import copy
+
+import numpy as np
+import pytest
+import torch
+
+from bg_demo import backend, models
+from bg_demo.backend import explain
+from bg_demo.errors import InputError
+
+CASES = {
+    "fill_mask": lambda **kw: explain.explain_fill_mask("The cat sat on the [MASK].", **kw),
+    "classify": lambda **kw: explain.explain_classify("I loved this movie.", **kw),
+    "next_sentence": lambda **kw: explain.explain_next_sentence("The man went to the store.", "He bought milk.", **kw),
+    "next_token": lambda **kw: explain.explain_next_token("The cat sat on the", **kw),
+}
+
+
+def test_the_explained_probability_is_the_one_each_tab_shows():
+    assert CASES["fill_mask"]().probability == pytest.approx(
+        backend.fill_mask("The cat sat on the [MASK].").masks[0][0].score, rel=1e-5)
+    classified = backend.classify("I loved this movie.")
+    result = CASES["classify"]()
+    assert result.target == f"p({classified.label})"
+    assert result.probability == pytest.approx(classified.scores[classified.label], rel=1e-5)
+    nsp = backend.next_sentence("The man went to the store.", "He bought milk.")
+    assert CASES["next_sentence"]().probability == pytest.approx(nsp.is_next, rel=1e-5)
+    lab = backend.next_token("The cat sat on the", 1.0, n=1, seed=0)
+    assert CASES["next_token"]().probability == pytest.approx(lab.candidates[0].probability, rel=1e-5)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_integrated_gradients_add_up_to_the_change_from_the_baseline(case):
+    """Completeness: the attributions sum to f(input) - f(baseline); at IG_STEPS the gap is below 1e-3."""
+    result = CASES[case]()
+    change = result.probability - result.baseline_probability
+    assert sum(result.integrated_gradients) - change == pytest.approx(result.completeness_gap, abs=1e-6)
+    assert abs(result.completeness_gap) < 1e-3
+    assert len(result.integrated_gradients) == len(result.gradient_x_input) == len(result.tokens)
+
+
+def test_more_steps_close_the_gap():
+    few, many = CASES["classify"](steps=4), CASES["classify"](steps=64)
+    assert abs(many.completeness_gap) <= abs(few.completeness_gap)
+
+
+def test_gradient_x_input_agrees_with_a_finite_difference():
+    """d f(α · e_t) / dα at α = 1 is ∇f · e_t, what gradient × input gives for token t."""
+    result = CASES["classify"]()
+    loaded = models.get("sentiment")
+    label = result.target[2:-1]
+    with loaded.use() as (tokenizer, model):
+        exact = copy.deepcopy(model).double()  # float64, so the difference quotient is not rounding noise
+    encoding = tokenizer("I loved this movie.", return_tensors="pt")
+    label_id = exact.config.label2id[label]
+    with torch.inference_mode():
+        embeddings = exact.get_input_embeddings()(encoding["input_ids"])
+
+        def f(scale: float, t: int) -> float:
+            scaled = embeddings.clone()
+            scaled[0, t] *= scale
+            logits = exact(inputs_embeds=scaled, attention_mask=encoding["attention_mask"]).logits
+            return float(torch.softmax(logits, dim=-1)[0, label_id])
+
+        eps = 1e-4
+        for t in (1, 2):
+            estimate = (f(1 + eps, t) - f(1 - eps, t)) / (2 * eps)
+            assert result.gradient_x_input[t] == pytest.approx(estimate, rel=1e-3, abs=1e-7)
+
+
+@pytest.mark.parametrize(("role", "case"), [("encoder", "fill_mask"), ("decoder", "next_token")])
+@pytest.mark.parametrize("head", [None, 1])
+def test_attention_is_the_row_of_output_attentions_at_the_predictions_position(role, case, head):
+    result = CASES[case](layer=1, head=head)
+    loaded = models.get(role)
+    text = "The cat sat on the [MASK]." if role == "encoder" else "The cat sat on the"
+    with loaded.use(eager_attention=True) as (tokenizer, model), torch.inference_mode():
+        attentions = model(**tokenizer(text, return_tensors="pt"), output_attentions=True).attentions
+    (position,) = result.positions
+    weights = attentions[1][0, :, position]  # (H, K)
+    expected = weights.mean(dim=0) if head is None else weights[head]
+    np.testing.assert_allclose(result.attention, expected.numpy(), rtol=1e-5, atol=1e-7)
+    assert sum(result.attention) == pytest.approx(1.0, abs=1e-5)
+    assert (result.layer, result.head) == (1, head)
+
+
+def test_the_prediction_position_is_the_mask_cls_or_last_token():
+    assert CASES["fill_mask"]().tokens[CASES["fill_mask"]().positions[0]] == "[MASK]"
+    assert CASES["classify"]().positions == (0,) and CASES["next_sentence"]().positions == (0,)
+    last = CASES["next_token"]()
+    assert last.positions == (len(last.tokens) - 1,)
+
+
+def test_the_default_layer_is_the_last():
+    result = CASES["classify"]()
+    assert result.layer == result.n_layers - 1 and result.head is None
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "rho"),
+    [([1, 2, 3, 4], [10, 20, 30, 40], 1.0), ([1, 2, 3], [3, 2, 1], -1.0), ([1, 1, 2], [1, 2, 3], 0.8660254),
+     ([1, 1, 1], [1, 2, 3], 0.0)],
+)
+def test_spearman_uses_average_ranks(a, b, rho):
+    assert explain.spearman(a, b) == pytest.approx(rho)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: CASES["classify"](layer=99), "Layer must be between"),
+        (lambda: CASES["classify"](head=99), "Head must be between"),
+        (lambda: explain.explain_classify("Fine.", label="MAYBE"), "label must be one of"),
+        (lambda: explain.explain_fill_mask("No mask here."), r"\[MASK\]"),
+        (lambda: explain.explain_fill_mask("The [MASK] sat.", mask=1), "Mask must be between 0 and 0"),
+        (lambda: CASES["classify"](steps=1), "steps must be between"),
+    ],
+)
+def test_bad_requests_say_what_to_change(call, message):
+    with pytest.raises(InputError, match=message):
+        call()
