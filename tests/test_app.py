@@ -274,3 +274,20 @@ def test_an_explanation_links_to_the_attention_tab_at_its_layer_and_head(client)
 def test_an_explanation_refuses_a_layer_the_model_does_not_have(client):
     with pytest.raises(Exception, match="Layer must be between 0 and 1"):
         client.predict("I loved it.", "7", "mean", api_name="/explain_classify")
+
+
+def test_entity_and_answer_explanations_through_the_api(client):
+    text = "Apple Inc. was founded by Steve Jobs in Cupertino, California."
+    _, _, raw = client.predict(text, 1, "average", "last", "mean", api_name="/explain_entity")
+    assert raw["target"].startswith("p(tags of ") and raw["positions"]
+    context = "The Transformer was introduced in 2017 by Ashish Vaswani at Google."
+    _, notes, raw = client.predict("Who introduced it?", context, "last", "mean", api_name="/explain_answer")
+    assert raw["target"].startswith(("p(answer ", "p(no answer)")) and "ρ =" in notes
+    assert "Attention tab" not in notes  # the Attention tab shows the encoder, not the QA model
+
+
+def test_the_generation_explanation_reads_the_result_on_screen(client):
+    *_, raw = client.predict(*_generate_args("Once upon a time", "greedy", max_new_tokens=4), api_name="/generate")
+    _, notes, why = client.predict("Once upon a time", raw, "last", "mean", api_name="/explain_generation")
+    assert why["probability"] == pytest.approx(raw["tokens"][0][-1]["probability"], rel=1e-4)
+    assert "tab=attention" in notes and "role=decoder" in notes

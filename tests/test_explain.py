@@ -123,3 +123,47 @@ def test_spearman_uses_average_ranks(a, b, rho):
 def test_bad_requests_say_what_to_change(call, message):
     with pytest.raises(InputError, match=message):
         call()
+
+
+def test_an_entity_is_explained_by_its_own_tokens_tags():
+    text = "Apple Inc. was founded by Steve Jobs in Cupertino, California."
+    found = backend.recognize_entities(text, "average")
+    result = explain.explain_entity(text, 0, "average")
+    entity = found.entities[0]
+    tags = [tag for tag in found.tokens if tag.start < entity.end and tag.end > entity.start]
+    assert [result.tokens[i] for i in result.positions] == [tag.token for tag in tags]
+    assert result.probability == pytest.approx(np.mean([tag.score for tag in tags]), rel=1e-5)
+    assert abs(result.completeness_gap) < 1e-3
+
+
+def test_an_answer_is_explained_from_its_start_and_end():
+    context = "The Transformer was introduced in 2017 by Ashish Vaswani at Google."
+    found = backend.answer("Who introduced it?", context)
+    result = explain.explain_answer("Who introduced it?", context)
+    assert result.probability == pytest.approx(found.score, rel=1e-5)
+    if found.answer is not None:
+        first, last = result.positions[0], result.positions[-1]
+        assert result.target == f"p(answer '{found.answer}')" and first <= last
+    assert abs(result.completeness_gap) < 1e-3
+
+
+def test_a_text_without_entities_says_so(monkeypatch):
+    from types import SimpleNamespace
+
+    from bg_demo.backend import entities
+
+    # the tiny random model tags nearly every word; a real one finds nothing in "the weather is fine"
+    monkeypatch.setattr(entities, "recognize_entities", lambda *args, **kwargs: SimpleNamespace(entities=()))
+    with pytest.raises(InputError, match="No entity"):
+        explain.explain_entity("the weather is fine", 0, "average")
+
+
+def test_the_last_generated_token_is_explained_with_the_probability_its_colour_shows():
+    generated = backend.generate("Once upon a time", "greedy", 5)
+    tokens = generated.tokens[0]
+    result = explain.explain_generation("Once upon a time", [token.token_id for token in tokens])
+    assert result.probability == pytest.approx(tokens[-1].probability, rel=1e-4)
+    assert result.positions == (len(result.tokens) - 1,)  # read from the token before it, the context's last
+    assert abs(result.completeness_gap) < 1e-3
+    with pytest.raises(InputError, match="Generate a text first"):
+        explain.explain_generation("Once", [])

@@ -4,7 +4,15 @@ from bg_demo.backend.attention import attention
 from bg_demo.backend.classify import classify
 from bg_demo.backend.compare import compare, model_facts, predict_masked_both, same_word
 from bg_demo.backend.entities import recognize_entities
-from bg_demo.backend.explain import explain_classify, explain_fill_mask, explain_next_sentence, explain_next_token
+from bg_demo.backend.explain import (
+    explain_answer,
+    explain_classify,
+    explain_entity,
+    explain_fill_mask,
+    explain_generation,
+    explain_next_sentence,
+    explain_next_token,
+)
 from bg_demo.backend.fill_mask import fill_mask
 from bg_demo.backend.generate import GenerationSettings, generate, generate_stream, seed_or_draw
 from bg_demo.backend.generate import submit as submit_generation
@@ -21,8 +29,11 @@ __all__ = [
     "causal_lm",
     "classify",
     "compare",
+    "explain_answer",
     "explain_classify",
+    "explain_entity",
     "explain_fill_mask",
+    "explain_generation",
     "explain_next_sentence",
     "explain_next_token",
     "fill_mask",

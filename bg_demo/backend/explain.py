@@ -157,15 +157,22 @@ def explain_next_sentence(first: str, second: str, layer: int | None = None, hea
 
 
 def explain_next_token(text: str, token_id: int | None = None, layer: int | None = None, head: int | None = None,
-                       steps: int = IG_STEPS, *, model_id: str | None = None) -> Explanation:
-    """Explain GPT-2's probability of `token_id` (default: its most probable next token) after `text`,
-    with attention read from the last token."""
+                       steps: int = IG_STEPS, *, token_ids=None, model_id: str | None = None) -> Explanation:
+    """Explain GPT-2's probability of `token_id` (default: its most probable next token) after `text` (or after
+    the context `token_ids`), with attention read from the last token."""
     import torch
 
-    text = require_text(text, "text", LIMITS.max_prompt_chars)
     loaded = models.get("decoder", model_id)
+    if token_ids is None:
+        text = require_text(text, "text", LIMITS.max_prompt_chars)
     with loaded.use() as (tokenizer, model):
-        inputs = _encode(loaded, tokenizer, model, text, role="decoder")
+        if token_ids is None:
+            inputs = _encode(loaded, tokenizer, model, text, role="decoder")
+        else:
+            ids = [require_int(i, "Token id", 0, model.config.vocab_size - 1) for i in token_ids]
+            check_length(len(ids), max_tokens(tokenizer, model), "decoder")
+            ids = torch.tensor([ids], device=loaded.device)
+            inputs = {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
         last = inputs["input_ids"].shape[1] - 1
         if token_id is None:
             with torch.inference_mode():
@@ -177,6 +184,90 @@ def explain_next_token(text: str, token_id: int | None = None, layer: int | None
         return torch.softmax(output.logits[:, -1].float(), dim=-1)[:, token_id]
 
     return _explain(_Target(loaded, inputs, score, (last,), f"p('{word}' next)"), layer, head, steps)
+
+
+def explain_entity(text: str, entity: int = 0, aggregation: str = "average", layer: int | None = None,
+                   head: int | None = None, steps: int = IG_STEPS, *, model_id: str | None = None) -> Explanation:
+    """Explain one entity the tab found (0 = the first): the mean, over its tokens, of the probability of each
+    token's own tag, with attention read from those tokens (the mean of their rows)."""
+    import torch
+
+    from bg_demo.backend.entities import recognize_entities
+
+    found = recognize_entities(text, aggregation, model_id=model_id)
+    if not found.entities:
+        raise InputError("No entity was found in this text, so there is none to explain.")
+    chosen = found.entities[require_int(entity, "Entity", 0, len(found.entities) - 1)]
+    loaded = models.get("ner", model_id)
+    with loaded.use() as (tokenizer, model):
+        encoding = tokenizer(text, return_tensors="pt", return_offsets_mapping=True, return_special_tokens_mask=True)
+        offsets = encoding.pop("offset_mapping")[0].tolist()
+        special = encoding.pop("special_tokens_mask")[0].tolist()
+        inputs = {name: value.to(loaded.device) for name, value in encoding.items()}
+        positions = tuple(i for i, ((start, end), mark) in enumerate(zip(offsets, special, strict=True))
+                          if not mark and start < chosen.end and end > chosen.start)
+        with torch.no_grad():  # not inference mode: the tags take part in the gradient passes
+            tags = model(**inputs).logits[0, list(positions)].argmax(dim=-1)  # each token's own tag, as shown
+
+    def score(output):
+        probs = torch.softmax(output.logits[:, list(positions)].float(), dim=-1)  # (B, P, labels)
+        return probs.gather(-1, tags.expand(probs.shape[0], -1).unsqueeze(-1)).squeeze(-1).mean(dim=-1)
+
+    target = _Target(loaded, inputs, score, positions, f"p(tags of '{chosen.text}' as {chosen.label})")
+    return _explain(target, layer, head, steps)
+
+
+def explain_answer(question: str, context: str, layer: int | None = None, head: int | None = None,
+                   steps: int = IG_STEPS, *, model_id: str | None = None) -> Explanation:
+    """Explain the answer the tab shows: P(start) × P(end) of its span in the window it was read from, with
+    attention read from its start and end tokens; for "no answer", the [CLS] score of the first window."""
+    import torch
+
+    from bg_demo.backend.qa import answer
+
+    found = answer(question, context, model_id=model_id)
+    window = found.alternatives[0].window if found.answer is not None else 0
+    loaded = models.get("qa", model_id)
+    with loaded.use() as (tokenizer, model):
+        encoding = tokenizer(
+            question, context, truncation="only_second", max_length=LIMITS.qa_window_tokens, stride=LIMITS.qa_stride,
+            return_overflowing_tokens=True, return_offsets_mapping=True,
+        )
+        offsets, sequence = encoding["offset_mapping"][window], encoding.sequence_ids(window)
+        names = [name for name in ("input_ids", "token_type_ids", "attention_mask") if name in encoding]
+        inputs = {name: torch.tensor([encoding[name][window]], device=loaded.device) for name in names}
+    keep = torch.tensor([i == 0 or s == 1 for i, s in enumerate(sequence)], device=loaded.device)
+    if found.answer is None:
+        first = last = 0
+        what = "p(no answer)"
+    else:
+        # the span's tokens: qa._decode cut the answer at their offsets, in this window
+        context_tokens = [i for i, s in enumerate(sequence) if s == 1]
+        first = next(i for i in context_tokens if offsets[i][0] == found.start)
+        last = next(i for i in context_tokens if i >= first and offsets[i][1] == found.end)
+        what = f"p(answer '{found.answer}')"
+
+    def score(output):
+        start = torch.softmax(output.start_logits.float().masked_fill(~keep, float("-inf")), dim=-1)[:, first]
+        end = torch.softmax(output.end_logits.float().masked_fill(~keep, float("-inf")), dim=-1)[:, last]
+        return start * end
+
+    return _explain(_Target(loaded, inputs, score, tuple(dict.fromkeys((first, last))), what), layer, head, steps)
+
+
+def explain_generation(prompt: str, token_ids, layer: int | None = None, head: int | None = None,
+                       steps: int = IG_STEPS, *, model_id: str | None = None) -> Explanation:
+    """Explain the last token of a generation: its probability (at temperature 1, as the colours show) after
+    the prompt and the tokens generated before it. token_ids: the generated tokens, in order."""
+    from bg_demo.backend.generate import prompt_ids
+
+    if not token_ids:
+        raise InputError("Generate a text first: the explanation is of its last token.")
+    loaded = models.get("decoder", model_id)
+    with loaded.use() as (tokenizer, model):
+        context = prompt_ids(tokenizer, prompt or "", model.config.n_positions, len(token_ids))
+    *before, last = token_ids
+    return explain_next_token("", last, layer, head, steps, token_ids=[*context, *before], model_id=model_id)
 
 
 # --- the shared machinery ------------------------------------------------------------------------------------

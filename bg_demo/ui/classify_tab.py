@@ -35,5 +35,5 @@ def build() -> list[Page]:
         page = task.build(button, text, rows=examples()["classify"])
         # the Attention tab shows the encoder, not this classifier: no link there
         why.section(explain, {"text": text}, page_id=TAB_ID, api_name="explain_classify",
-                    linked=False)
+                    link=None)
     return [page]

@@ -7,7 +7,7 @@ import gradio as gr
 from bg_demo import backend
 from bg_demo.backend.entities import STRATEGIES
 from bg_demo.figures.style import ENTITY_COLOURS
-from bg_demo.ui import common
+from bg_demo.ui import common, why
 from bg_demo.ui.links import Page
 from bg_demo.ui.strings import examples, t
 
@@ -21,6 +21,12 @@ def predict(text: str, aggregation: str, progress=gr.Progress()):
     table = [[e.label, e.text, round(e.score, 4), e.start, e.end] for e in result.entities]
     tags = common.token_view([tag.token for tag in result.tokens], [tag.label for tag in result.tokens])
     return {"text": result.text, "entities": spans}, table, tags, result.to_dict()
+
+
+def explain(text: str, entity: int, aggregation: str, layer=None, head=None):
+    """Why one entity (counted from 1, as in the table) got its tags."""
+    number = entity - 1 if isinstance(entity, (int, float)) else entity
+    return backend.explain_entity(text, number, aggregation, layer, head)
 
 
 TAB_ID = "ner"
@@ -43,4 +49,7 @@ def build() -> list[Page]:
         # another strategy regroups the same text at once
         aggregation.input(task.handler, [text, aggregation], task.targets, api_visibility="private",
                           trigger_mode="always_last", **task.options)
+        entity = gr.Number(1, precision=0, minimum=1, label=t("why.entity"), min_width=160)
+        why.section(explain, {"text": text, "entity": entity, "aggregation": aggregation}, page_id=TAB_ID,
+                    api_name="explain_entity", link=None)  # the Attention tab shows the encoder, not this model
     return [page]

@@ -7,7 +7,7 @@ import gradio as gr
 from bg_demo import backend, figures
 from bg_demo.backend.generate import SAMPLING, STRATEGIES, GenerationSettings
 from bg_demo.config import LIMITS
-from bg_demo.ui import common, logit_lens_tab, next_token_tab
+from bg_demo.ui import common, logit_lens_tab, next_token_tab, why
 from bg_demo.ui.links import Page
 from bg_demo.ui.strings import examples, t
 
@@ -53,6 +53,18 @@ async def generate(prompt, strategy, max_new_tokens, temperature, top_k, top_p, 
     session = request.session_hash if request is not None else ""
     async for result in common.stream("decoder", submit, session, progress):
         yield view(result)
+
+
+def explain(prompt: str, result: dict | None, layer=None, head=None):
+    """Why the last token of the first sequence on screen (its probability at temperature 1, as coloured)."""
+    tokens = (result or {}).get("tokens") or [[]]
+    return backend.explain_generation(prompt, [token["token_id"] for token in tokens[0]], layer, head)
+
+
+def written(prompt: str, result: dict | None) -> str | None:
+    """The text on screen (prompt and first sequence), for the Attention tab's link."""
+    texts = (result or {}).get("texts") or [""]
+    return f"{prompt}{texts[0]}" or None
 
 
 async def stop_generating(request: gr.Request) -> None:
@@ -133,4 +145,6 @@ def _build_generation() -> Page:
         None, cancels=[*task.events, loaded]
     )
     strategy.change(controls_for, strategy, [temperature, top_k, top_p, num_beams, seed], api_visibility="private")
+    why.section(explain, {"prompt": prompt, "result": raw}, page_id=TAB_ID, api_name="explain_generation",
+                link=written)
     return page

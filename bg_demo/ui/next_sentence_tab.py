@@ -37,5 +37,5 @@ def build() -> list[Page]:
                            api_name="next_sentence")
         page = task.build(button, first, second, rows=examples()["next_sentence"])
         why.section(backend.explain_next_sentence, {"first": first, "second": second}, page_id=TAB_ID, api_name="explain_next_sentence",
-                    linked=False)
+                    link=None)
     return [page]

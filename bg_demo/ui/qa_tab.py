@@ -6,7 +6,7 @@ import gradio as gr
 
 from bg_demo import backend
 from bg_demo.figures.style import OKABE_ITO
-from bg_demo.ui import common
+from bg_demo.ui import common, why
 from bg_demo.ui.links import Page
 from bg_demo.ui.strings import examples, t
 
@@ -51,4 +51,6 @@ def build() -> list[Page]:
                            page_id=TAB_ID, api_name="qa")
         qa_rows = [[q, rows["qa_contexts"][key]] for q, key in rows["qa"]]
         page = task.build(button, question, rows=qa_rows, labels=[q for q, _ in rows["qa"]])
+        why.section(backend.explain_answer, {"question": question, "context": context}, page_id=TAB_ID,
+                    api_name="explain_answer", link=None)
     return [page]

@@ -249,6 +249,7 @@ EN = {
     "why.link": "[Open this layer and head in the Attention tab]({url})",
     "why.mask": "Which [MASK] (1 = the first)",
     "why.guess": "Which guess (1 = the best)",
+    "why.entity": "Which entity (1 = the first in the table)",
     # links
     "link.button": "Link to this",
     "link.placeholder": "a link that opens this tab with these inputs (copied when you click)",

@@ -45,10 +45,15 @@ def fit(raw):
     return gr.Dropdown(choices=layers), gr.Dropdown(choices=heads)
 
 
-def section(explain, inputs: dict, *, page_id: str, api_name: str, linked: bool = True) -> None:
+def first_input(text, *_):
+    return text
+
+
+def section(explain, inputs: dict, *, page_id: str, api_name: str, link=first_input) -> None:
     """A closed "Why?" panel: layer and head choices, an Explain button, the rows and the summary, and a
     named API endpoint. explain(*inputs, layer, head) -> Explanation, layer/head None for "last"/"mean";
-    with `linked`, the first input is the text the Attention tab is opened with."""
+    link(*inputs) is the text the Attention tab is opened with (None: no link, for a model that tab does not
+    show)."""
     with gr.Accordion(t("why.title"), open=False):
         gr.Markdown(t("why.about"))
         with gr.Row(equal_height=True):
@@ -64,7 +69,8 @@ def section(explain, inputs: dict, *, page_id: str, api_name: str, linked: bool 
         def why(*values):
             *given, layer_value, head_value = values
             result = common.run("why", explain, *given, _choice(layer_value), _choice(head_value))
-            return figures.explanation_rows(result), summary(result, given[0] if linked else None), result.to_dict()
+            text = link(*given) if link is not None else None
+            return figures.explanation_rows(result), summary(result, text), result.to_dict()
 
         why.__name__ = api_name
         task = common.Task(why, {**inputs, "layer": layer, "head": head}, [plot, notes, raw], page_id=page_id,
