@@ -3,7 +3,7 @@ import pytest
 import torch
 
 from bg_demo.backend import answer
-from bg_demo.backend.qa import _decode, best_spans
+from bg_demo.backend.qa import Prepared, _decode, best_spans
 from bg_demo.errors import InputError
 from bg_demo.testing import corpus_lines
 
@@ -92,7 +92,7 @@ def _decode_one(cls_score):
     end = np.array([[cls_score, -5.0, 0.0, 2.0]])
     in_context = np.array([[False, False, True, True]])
     offsets = [[(0, 0), (0, 0), (0, 5), (6, 9)]]
-    return _decode("q?", "Hello you", start, end, in_context, offsets, 3, "m")
+    return _decode(Prepared("q?", "Hello you", {}, offsets, in_context, []), start, end, 3, "m")
 
 
 def test_null_and_span_decisions():
@@ -109,7 +109,7 @@ def test_a_window_without_the_answer_does_not_silence_another():
     end = np.array([[0.0, 2.0, 0.0], [5.0, 0.0, 0.0]])
     in_context = np.array([[False, True, True], [False, True, True]])
     offsets = [[(0, 0), (0, 5), (6, 9)], [(0, 0), (6, 9), (10, 13)]]
-    result = _decode("q?", "Hello you all", start, end, in_context, offsets, 3, "m")
+    result = _decode(Prepared("q?", "Hello you all", {}, offsets, in_context, []), start, end, 3, "m")
     assert result.answer == "Hello" and result.null_logit == 0.0  # ...but window 0 found a span
 
 

@@ -19,23 +19,39 @@ class ClassifyResult(Result):
     model_id: str
 
 
+def preprocess(loaded, tokenizer, model, text: str) -> dict:
+    """Check and tokenise the text: the model's inputs, a batch of one on its device."""
+    text = require_text(text)
+    encoding = tokenizer(text, return_tensors="pt").to(loaded.device)
+    check_length(encoding["input_ids"].shape[1], max_tokens(tokenizer, model), "sentiment")
+    return dict(encoding)
+
+
+def forward(model, inputs: dict):
+    """(batch, labels) logits."""
+    return model(**inputs).logits
+
+
+def probabilities(config, logits):
+    """The text-classification pipeline's choice: sigmoid for multi-label or one output, else softmax.
+    Works on numpy arrays and on torch tensors (the explanations' gradient pass) alike."""
+    if config.problem_type == "multi_label_classification" or config.num_labels == 1:
+        return 1.0 / (1.0 + np.exp(-logits)) if isinstance(logits, np.ndarray) else logits.sigmoid()
+    if isinstance(logits, np.ndarray):
+        return softmax(logits)
+    return logits.softmax(dim=-1)
+
+
 def classify(text: str, *, model_id: str | None = None) -> ClassifyResult:
     import torch
 
-    text = require_text(text)
     loaded = models.get("sentiment", model_id)
     with loaded.use() as (tokenizer, model):
-        encoding = tokenizer(text, return_tensors="pt").to(loaded.device)
-        check_length(encoding["input_ids"].shape[1], max_tokens(tokenizer, model), "sentiment")
+        inputs = preprocess(loaded, tokenizer, model, text)
         with torch.inference_mode():
-            logits = model(**encoding).logits[0].float().cpu().numpy()  # (num_labels,)
-        tokens = tuple(tokenizer.convert_ids_to_tokens(encoding["input_ids"][0].tolist()))
-    config = model.config
-    # the same choice as the text-classification pipeline: sigmoid for multi-label or one output
-    if config.problem_type == "multi_label_classification" or config.num_labels == 1:
-        probs = 1.0 / (1.0 + np.exp(-logits))
-    else:
-        probs = softmax(logits)
+            logits = forward(model, inputs)[0].float().cpu().numpy()  # (num_labels,)
+        tokens = tuple(tokenizer.convert_ids_to_tokens(inputs["input_ids"][0].tolist()))
+    probs = probabilities(model.config, logits)
     order = np.argsort(-probs, kind="stable")
-    scores = {config.id2label[int(i)]: float(probs[i]) for i in order}
-    return ClassifyResult(text, scores, config.id2label[int(order[0])], tokens, loaded.model_id)
+    scores = {model.config.id2label[int(i)]: float(probs[i]) for i in order}
+    return ClassifyResult(text.strip(), scores, model.config.id2label[int(order[0])], tokens, loaded.model_id)

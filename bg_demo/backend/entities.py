@@ -49,6 +49,28 @@ class EntitiesResult(Result):
     model_id: str
 
 
+@dataclass
+class Prepared:
+    """A text ready for the model (`preprocess`), what `forward` and an explanation's gradient pass share."""
+
+    inputs: dict  # input_ids, attention_mask, token_type_ids: a batch of one, on the model's device
+    offsets: list  # (start, end) char span of each token
+    special: list  # 1 for [CLS], [SEP]
+
+
+def preprocess(loaded, tokenizer, model, text: str) -> Prepared:
+    encoding = tokenizer(text, return_tensors="pt", return_special_tokens_mask=True, return_offsets_mapping=True)
+    check_length(encoding["input_ids"].shape[1], max_tokens(tokenizer, model), "ner")
+    offsets = encoding.pop("offset_mapping")[0].tolist()
+    special = encoding.pop("special_tokens_mask")[0].tolist()
+    return Prepared(dict(encoding.to(loaded.device)), offsets, special)
+
+
+def forward(model, inputs: dict):
+    """(batch, tokens, labels) logits."""
+    return model(**inputs).logits
+
+
 def recognize_entities(text: str, aggregation: str = "simple", *, model_id: str | None = None) -> EntitiesResult:
     import torch
 
@@ -58,15 +80,11 @@ def recognize_entities(text: str, aggregation: str = "simple", *, model_id: str 
         raise InputError(f"Unknown aggregation '{aggregation}'. Pick one of: {', '.join(STRATEGIES)}.")
     loaded = models.get("ner", model_id)
     with loaded.use() as (tokenizer, model):
-        encoding = tokenizer(
-            text, return_tensors="pt", return_special_tokens_mask=True, return_offsets_mapping=True
-        )
-        check_length(encoding["input_ids"].shape[1], max_tokens(tokenizer, model), "ner")
-        offsets = encoding.pop("offset_mapping")[0].tolist()
-        special = encoding.pop("special_tokens_mask")[0].tolist()
+        prepared = preprocess(loaded, tokenizer, model, text)
         with torch.inference_mode():
-            logits = model(**encoding.to(loaded.device)).logits[0].float().cpu().numpy()  # (T, num_labels)
-        pieces = _pieces(tokenizer, text, encoding["input_ids"][0].tolist(), offsets, special, softmax(logits))
+            logits = forward(model, prepared.inputs)[0].float().cpu().numpy()  # (T, num_labels)
+        ids = prepared.inputs["input_ids"][0].tolist()
+        pieces = _pieces(tokenizer, text, ids, prepared.offsets, prepared.special, softmax(logits))
         id2label = model.config.id2label
         if aggregation in ("none", "simple"):
             tagged = [_tag(piece["word"], piece["probs"], piece, piece, id2label) for piece in pieces]

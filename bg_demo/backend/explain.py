@@ -20,11 +20,18 @@ from typing import Any
 import numpy as np
 
 from bg_demo import models
+from bg_demo.backend import entities, qa  # the modules (the package exports no functions of these names)
 from bg_demo.backend._common import Result, check_length, max_tokens, require_int, require_text, token_text
-from bg_demo.backend.fill_mask import MASK_PATTERN, batch_mlm_logits, mlm_logits
-from bg_demo.backend.next_sentence import nsp_logits
+from bg_demo.backend.classify import forward as classify_forward
+from bg_demo.backend.classify import preprocess as classify_preprocess
+from bg_demo.backend.classify import probabilities
+from bg_demo.backend.fill_mask import forward as fill_mask_forward
+from bg_demo.backend.fill_mask import preprocess as fill_mask_preprocess
+from bg_demo.backend.generate import prompt_ids
+from bg_demo.backend.next_sentence import forward as next_sentence_forward
+from bg_demo.backend.next_sentence import preprocess as next_sentence_preprocess
 from bg_demo.config import LIMITS
-from bg_demo.errors import InputError, ModelUnavailableError
+from bg_demo.errors import InputError
 
 # Integrated gradients' step count: 32 (Gauss-Legendre, Captum's default rule) keeps the completeness gap under
 # 1e-3 of the probability on the test models and under 1e-4 at bert-base and DistilBERT size, where doubling the
@@ -78,31 +85,26 @@ def explain_fill_mask(text: str, mask: int = 0, choice: int = 0, layer: int | No
     """Explain the probability of the `choice`-th best guess (0 = the best) at the `mask`-th [MASK]."""
     import torch
 
-    text = require_text(text)
     loaded = models.get("encoder", model_id)
     with loaded.use() as (tokenizer, model):
-        if tokenizer.mask_token is None:
-            raise InputError(f"The encoder model '{loaded.model_id}' has no mask token, so it cannot fill masks.")
-        text, n_masks = MASK_PATTERN.subn(tokenizer.mask_token, text)
-        if n_masks == 0:
-            raise InputError(f"Put at least one {tokenizer.mask_token} in the sentence where a word is missing.")
+        prepared = fill_mask_preprocess(loaded, tokenizer, model, text)  # the tab's own checks and tokens
+        n_masks = len(prepared.positions)
         mask = require_int(mask, "Mask", 0, n_masks - 1)
         choice = require_int(choice, "Guess", 0, LIMITS.max_top_k - 1)
-        inputs = _encode(loaded, tokenizer, model, text)
-        position = int(torch.nonzero(inputs["input_ids"][0] == tokenizer.mask_token_id)[mask])
+        position = prepared.positions[mask]
         with torch.inference_mode():
-            logits = mlm_logits(model, inputs, torch.tensor([position]))[0]
+            logits = fill_mask_forward(model, prepared.inputs, [position])[0, 0]
         token_id = int(torch.argsort(logits, descending=True, stable=True)[choice])
         word = tokenizer.decode([token_id])
 
     def at_mask(model, **inputs):  # (batch, vocabulary) at the mask only, as the tab computes it
-        return batch_mlm_logits(model, inputs, [position])[:, 0]
+        return fill_mask_forward(model, inputs, [position])[:, 0]
 
     def score(logits):
         return torch.softmax(logits.float(), dim=-1)[:, token_id]
 
     label = f"[MASK] {mask + 1}" if n_masks > 1 else "[MASK]"
-    target = _Target(loaded, inputs, score, (position,), f"p('{word}' at {label})", at_mask)
+    target = _Target(loaded, prepared.inputs, score, (position,), f"p('{word}' at {label})", at_mask)
     return _explain(target, layer, head, steps)
 
 
@@ -111,26 +113,26 @@ def explain_classify(text: str, label: str | None = None, layer: int | None = No
     """Explain the probability of `label` (default: the most probable one), read from [CLS]."""
     import torch
 
-    text = require_text(text)
     loaded = models.get("sentiment", model_id)
     with loaded.use() as (tokenizer, model):
-        inputs = _encode(loaded, tokenizer, model, text, role="sentiment")
+        inputs = classify_preprocess(loaded, tokenizer, model, text)  # the tab's own checks and tokens
         labels = model.config.label2id
-        sigmoid = model.config.problem_type == "multi_label_classification" or model.config.num_labels == 1
         if label is None:
             with torch.inference_mode():
-                label_id = int(model(**inputs).logits[0].argmax())
+                label_id = int(classify_forward(model, inputs)[0].argmax())
         elif label in labels:
             label_id = int(labels[label])
         else:
             raise InputError(f"The label must be one of {', '.join(labels)}; got {label!r}.")
-        name = model.config.id2label[label_id]
+        name, config = model.config.id2label[label_id], model.config
 
-    def score(output):
-        logits = output.logits.float()
-        return (torch.sigmoid(logits) if sigmoid else torch.softmax(logits, dim=-1))[:, label_id]
+    def score(logits):
+        return probabilities(config, logits.float())[:, label_id]
 
-    return _explain(_Target(loaded, inputs, score, (0,), f"p({name})"), layer, head, steps)
+    def logits_of(model, **inputs):
+        return classify_forward(model, inputs)
+
+    return _explain(_Target(loaded, inputs, score, (0,), f"p({name})", logits_of), layer, head, steps)
 
 
 def explain_next_sentence(first: str, second: str, layer: int | None = None, head: int | None = None,
@@ -138,17 +140,12 @@ def explain_next_sentence(first: str, second: str, layer: int | None = None, hea
     """Explain the probability that sentence B follows sentence A (IsNext), read from [CLS]."""
     import torch
 
-    first, second = require_text(first, "first sentence"), require_text(second, "second sentence")
     loaded = models.get("encoder", model_id)
     with loaded.use() as (tokenizer, model):
-        if getattr(getattr(model, "cls", None), "seq_relationship", None) is None:
-            raise ModelUnavailableError(
-                "encoder", loaded.model_id, "it has no next-sentence head; use a BERT model with pretraining heads"
-            )
-        inputs = _encode(loaded, tokenizer, model, first, second)
+        inputs = next_sentence_preprocess(loaded, tokenizer, model, first, second)  # the tab's own checks
 
     def is_next(model, **inputs):  # the NSP head only: BertForPreTraining would compute every MLM logit too
-        return nsp_logits(model, inputs)
+        return next_sentence_forward(model, inputs)
 
     def score(logits):
         return torch.softmax(logits.float(), dim=-1)[:, 0]
@@ -166,13 +163,13 @@ def explain_next_token(text: str, token_id: int | None = None, layer: int | None
     if token_ids is None:
         text = require_text(text, "text", LIMITS.max_prompt_chars)
     with loaded.use() as (tokenizer, model):
-        if token_ids is None:
-            inputs = _encode(loaded, tokenizer, model, text, role="decoder")
+        if token_ids is None:  # the prompt's tokens as the Next-token lab and generation make them
+            ids = prompt_ids(tokenizer, text, model.config.n_positions, 1)
         else:
             ids = [require_int(i, "Token id", 0, model.config.vocab_size - 1) for i in token_ids]
             check_length(len(ids), max_tokens(tokenizer, model), "decoder")
-            ids = torch.tensor([ids], device=loaded.device)
-            inputs = {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
+        ids = torch.tensor([ids], device=loaded.device)
+        inputs = {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
         last = inputs["input_ids"].shape[1] - 1
         if token_id is None:
             with torch.inference_mode():
@@ -192,28 +189,28 @@ def explain_entity(text: str, entity: int = 0, aggregation: str = "average", lay
     token's own tag, with attention read from those tokens (the mean of their rows)."""
     import torch
 
-    from bg_demo.backend.entities import recognize_entities
-
-    found = recognize_entities(text, aggregation, model_id=model_id)
+    found = entities.recognize_entities(text, aggregation, model_id=model_id)
     if not found.entities:
         raise InputError("No entity was found in this text, so there is none to explain.")
     chosen = found.entities[require_int(entity, "Entity", 0, len(found.entities) - 1)]
     loaded = models.get("ner", model_id)
     with loaded.use() as (tokenizer, model):
-        encoding = tokenizer(text, return_tensors="pt", return_offsets_mapping=True, return_special_tokens_mask=True)
-        offsets = encoding.pop("offset_mapping")[0].tolist()
-        special = encoding.pop("special_tokens_mask")[0].tolist()
-        inputs = {name: value.to(loaded.device) for name, value in encoding.items()}
-        positions = tuple(i for i, ((start, end), mark) in enumerate(zip(offsets, special, strict=True))
+        prepared = entities.preprocess(loaded, tokenizer, model, text)  # the tab's own tokens and offsets
+        pairs = zip(prepared.offsets, prepared.special, strict=True)
+        positions = tuple(i for i, ((start, end), mark) in enumerate(pairs)
                           if not mark and start < chosen.end and end > chosen.start)
         with torch.no_grad():  # not inference mode: the tags take part in the gradient passes
-            tags = model(**inputs).logits[0, list(positions)].argmax(dim=-1)  # each token's own tag, as shown
+            tags = entities.forward(model, prepared.inputs)[0, list(positions)].argmax(dim=-1)  # as shown
 
-    def score(output):
-        probs = torch.softmax(output.logits[:, list(positions)].float(), dim=-1)  # (B, P, labels)
+    def score(logits):
+        probs = torch.softmax(logits[:, list(positions)].float(), dim=-1)  # (B, P, labels)
         return probs.gather(-1, tags.expand(probs.shape[0], -1).unsqueeze(-1)).squeeze(-1).mean(dim=-1)
 
-    target = _Target(loaded, inputs, score, positions, f"p(tags of '{chosen.text}' as {chosen.label})")
+    def logits_of(model, **inputs):
+        return entities.forward(model, inputs)
+
+    target = _Target(loaded, prepared.inputs, score, positions, f"p(tags of '{chosen.text}' as {chosen.label})",
+                     logits_of)
     return _explain(target, layer, head, steps)
 
 
@@ -223,20 +220,15 @@ def explain_answer(question: str, context: str, layer: int | None = None, head: 
     attention read from its start and end tokens; for "no answer", the [CLS] score of the first window."""
     import torch
 
-    from bg_demo.backend.qa import answer
-
-    found = answer(question, context, model_id=model_id)
+    found = qa.answer(question, context, model_id=model_id)
     window = found.alternatives[0].window if found.answer is not None else 0
     loaded = models.get("qa", model_id)
     with loaded.use() as (tokenizer, model):
-        encoding = tokenizer(
-            question, context, truncation="only_second", max_length=LIMITS.qa_window_tokens, stride=LIMITS.qa_stride,
-            return_overflowing_tokens=True, return_offsets_mapping=True,
-        )
-        offsets, sequence = encoding["offset_mapping"][window], encoding.sequence_ids(window)
-        names = [name for name in ("input_ids", "token_type_ids", "attention_mask") if name in encoding]
-        inputs = {name: torch.tensor([encoding[name][window]], device=loaded.device) for name in names}
-    keep = torch.tensor([i == 0 or s == 1 for i, s in enumerate(sequence)], device=loaded.device)
+        prepared = qa.preprocess(tokenizer, question, context)  # the tab's own windows
+    offsets, sequence = prepared.offsets[window], prepared.sequence_ids[window]
+    length = int(prepared.encoding["attention_mask"][window].sum())  # this window without the batch's padding
+    inputs = {name: value[window : window + 1, :length].to(loaded.device) for name, value in prepared.encoding.items()}
+    keep = torch.tensor([i == 0 or s == 1 for i, s in enumerate(sequence[:length])], device=loaded.device)
     if found.answer is None:
         first = last = 0
         what = "p(no answer)"
@@ -247,20 +239,23 @@ def explain_answer(question: str, context: str, layer: int | None = None, head: 
         last = next(i for i in context_tokens if i >= first and offsets[i][1] == found.end)
         what = f"p(answer '{found.answer}')"
 
-    def score(output):
-        start = torch.softmax(output.start_logits.float().masked_fill(~keep, float("-inf")), dim=-1)[:, first]
-        end = torch.softmax(output.end_logits.float().masked_fill(~keep, float("-inf")), dim=-1)[:, last]
+    def score(logits):
+        start_logits, end_logits = logits
+        start = torch.softmax(start_logits.float().masked_fill(~keep, float("-inf")), dim=-1)[:, first]
+        end = torch.softmax(end_logits.float().masked_fill(~keep, float("-inf")), dim=-1)[:, last]
         return start * end
 
-    return _explain(_Target(loaded, inputs, score, tuple(dict.fromkeys((first, last))), what), layer, head, steps)
+    def logits_of(model, **inputs):
+        return qa.forward(model, inputs)
+
+    positions = tuple(dict.fromkeys((first, last)))
+    return _explain(_Target(loaded, inputs, score, positions, what, logits_of), layer, head, steps)
 
 
 def explain_generation(prompt: str, token_ids, layer: int | None = None, head: int | None = None,
                        steps: int = IG_STEPS, *, model_id: str | None = None) -> Explanation:
     """Explain the last token of a generation: its probability (at temperature 1, as the colours show) after
     the prompt and the tokens generated before it. token_ids: the generated tokens, in order."""
-    from bg_demo.backend.generate import prompt_ids
-
     if not token_ids:
         raise InputError("Generate a text first: the explanation is of its last token.")
     loaded = models.get("decoder", model_id)
@@ -271,12 +266,6 @@ def explain_generation(prompt: str, token_ids, layer: int | None = None, head: i
 
 
 # --- the shared machinery ------------------------------------------------------------------------------------
-
-
-def _encode(loaded, tokenizer, model, text: str, pair: str | None = None, role: str = "encoder") -> dict:
-    encoding = tokenizer(text, pair, return_tensors="pt") if pair is not None else tokenizer(text, return_tensors="pt")
-    check_length(encoding["input_ids"].shape[1], max_tokens(tokenizer, model), role)
-    return {name: value.to(loaded.device) for name, value in encoding.items()}
 
 
 def _explain(target: _Target, layer: int | None, head: int | None, steps: int) -> Explanation:

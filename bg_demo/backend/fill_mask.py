@@ -54,36 +54,63 @@ def batch_mlm_logits(model, encoding, positions):
     return logits[:, positions]
 
 
+@dataclass
+class Prepared:
+    """A sentence ready for the model (`preprocess`), what `forward` and an explanation's gradient pass share."""
+
+    text: str  # every mask written as the model's mask token
+    inputs: dict  # input_ids, attention_mask, token_type_ids: a batch of one, on the model's device
+    positions: list[int]  # the masks' token positions, in text order
+
+
+def preprocess(loaded, tokenizer, model, text: str) -> Prepared:
+    """Check and tokenise a sentence with masks; InputError says what to change."""
+    import torch
+
+    text = require_text(text)
+    if tokenizer.mask_token is None:
+        raise InputError(f"The encoder model '{loaded.model_id}' has no mask token, so it cannot fill masks.")
+    text, n_masks = normalise_masks(text, tokenizer.mask_token)
+    if n_masks == 0:
+        raise InputError(f"Put at least one {tokenizer.mask_token} in the sentence where a word is missing.")
+    if n_masks > LIMITS.max_masks:
+        raise InputError(f"Use at most {LIMITS.max_masks} masks; this sentence has {n_masks}.")
+    encoding = tokenizer(text, return_tensors="pt").to(loaded.device)
+    ids = encoding["input_ids"][0]
+    check_length(len(ids), max_tokens(tokenizer, model), "encoder")
+    positions = torch.nonzero(ids == tokenizer.mask_token_id).squeeze(-1).tolist()
+    return Prepared(text, dict(encoding), positions)
+
+
+def forward(model, inputs: dict, positions):
+    """(batch, masks, vocabulary) logits at the masks: batched, so a gradient pass can run many inputs at once."""
+    return batch_mlm_logits(model, inputs, positions)
+
+
 def fill_mask(text: str, top_k: int = 5, *, model_id: str | None = None) -> FillMaskResult:
     import torch
 
     top_k = require_int(top_k, "top-k", 1, LIMITS.max_top_k)
-    text = require_text(text)
     loaded = models.get("encoder", model_id)
     with loaded.use() as (tokenizer, model):
-        if tokenizer.mask_token is None:
-            raise InputError(f"The encoder model '{loaded.model_id}' has no mask token, so it cannot fill masks.")
-        text, n_masks = normalise_masks(text, tokenizer.mask_token)
-        if n_masks == 0:
-            raise InputError(f"Put at least one {tokenizer.mask_token} in the sentence where a word is missing.")
-        if n_masks > LIMITS.max_masks:
-            raise InputError(f"Use at most {LIMITS.max_masks} masks; this sentence has {n_masks}.")
-        encoding = tokenizer(text, return_tensors="pt").to(loaded.device)
-        ids = encoding["input_ids"][0]
-        check_length(len(ids), max_tokens(tokenizer, model), "encoder")
-        positions = torch.nonzero(ids == tokenizer.mask_token_id).squeeze(-1)
+        prepared = preprocess(loaded, tokenizer, model, text)
         with torch.inference_mode():
-            logits = mlm_logits(model, encoding, positions)
-        probs = softmax(logits.float().cpu().numpy())  # (M, V)
-        k = min(top_k, probs.shape[-1])
-        best = np.argsort(-probs, axis=-1, kind="stable")[:, :k]
-        masks = tuple(
-            tuple(Prediction(tokenizer.decode([int(i)]), int(i), float(row[i])) for i in order)
-            for row, order in zip(probs, best)
-        )
-        tokens = tuple(tokenizer.convert_ids_to_tokens(ids.tolist()))
-    filled = _fill(text, tokenizer.mask_token, [choices[0].token for choices in masks])
-    return FillMaskResult(text, tokens, tuple(positions.tolist()), masks, filled, loaded.model_id)
+            logits = forward(model, prepared.inputs, prepared.positions)[0]
+        return postprocess(tokenizer, prepared, logits, top_k, loaded.model_id)
+
+
+def postprocess(tokenizer, prepared: Prepared, logits, top_k: int, model_id: str) -> FillMaskResult:
+    """The top-k guesses per mask from (masks, vocabulary) logits, and the sentence filled with the best."""
+    probs = softmax(logits.float().cpu().numpy())  # (M, V)
+    k = min(top_k, probs.shape[-1])
+    best = np.argsort(-probs, axis=-1, kind="stable")[:, :k]
+    masks = tuple(
+        tuple(Prediction(tokenizer.decode([int(i)]), int(i), float(row[i])) for i in order)
+        for row, order in zip(probs, best, strict=True)
+    )
+    tokens = tuple(tokenizer.convert_ids_to_tokens(prepared.inputs["input_ids"][0].tolist()))
+    filled = _fill(prepared.text, tokenizer.mask_token, [choices[0].token for choices in masks])
+    return FillMaskResult(prepared.text, tokens, tuple(prepared.positions), masks, filled, model_id)
 
 
 def _fill(text: str, mask_token: str, words: list[str]) -> str:

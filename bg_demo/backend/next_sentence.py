@@ -20,27 +20,37 @@ class NextSentenceResult(Result):
     model_id: str
 
 
+def preprocess(loaded, tokenizer, model, first: str, second: str) -> dict:
+    """Check the pair and the model's NSP head; the inputs [CLS] A [SEP] B [SEP], a batch of one on its device."""
+    first = require_text(first, "first sentence")
+    second = require_text(second, "second sentence")
+    if getattr(getattr(model, "cls", None), "seq_relationship", None) is None:
+        raise ModelUnavailableError(
+            "encoder", loaded.model_id, "it has no next-sentence head; use a BERT model with pretraining heads"
+        )
+    encoding = tokenizer(first, second, return_tensors="pt").to(loaded.device)
+    check_length(encoding["input_ids"].shape[1], max_tokens(tokenizer, model), "encoder", "sentence pair")
+    return dict(encoding)
+
+
 def nsp_logits(model, encoding):
-    """(1, 2) logits from BERT's NSP head: index 0 is IsNext, index 1 NotNext."""
-    pooled = model.bert(**encoding).pooler_output  # (1, H)
+    """(batch, 2) logits from BERT's NSP head alone (not the MLM head): index 0 is IsNext, index 1 NotNext."""
+    pooled = model.bert(**encoding).pooler_output  # (B, H)
     return model.cls.seq_relationship(pooled)
+
+
+forward = nsp_logits
 
 
 def next_sentence(first: str, second: str, *, model_id: str | None = None) -> NextSentenceResult:
     import torch
 
-    first = require_text(first, "first sentence")
-    second = require_text(second, "second sentence")
     loaded = models.get("encoder", model_id)
     with loaded.use() as (tokenizer, model):
-        if getattr(getattr(model, "cls", None), "seq_relationship", None) is None:
-            raise ModelUnavailableError(
-                "encoder", loaded.model_id, "it has no next-sentence head; use a BERT model with pretraining heads"
-            )
-        encoding = tokenizer(first, second, return_tensors="pt").to(loaded.device)
-        check_length(encoding["input_ids"].shape[1], max_tokens(tokenizer, model), "encoder", "sentence pair")
+        inputs = preprocess(loaded, tokenizer, model, first, second)
         with torch.inference_mode():
-            probs = softmax(nsp_logits(model, encoding)[0].float().cpu().numpy())
-        tokens = tuple(tokenizer.convert_ids_to_tokens(encoding["input_ids"][0].tolist()))
-        segments = tuple(encoding["token_type_ids"][0].tolist())
-    return NextSentenceResult(first, second, float(probs[0]), float(probs[1]), tokens, segments, loaded.model_id)
+            probs = softmax(forward(model, inputs)[0].float().cpu().numpy())
+        tokens = tuple(tokenizer.convert_ids_to_tokens(inputs["input_ids"][0].tolist()))
+        segments = tuple(inputs["token_type_ids"][0].tolist())
+    return NextSentenceResult(first.strip(), second.strip(), float(probs[0]), float(probs[1]), tokens, segments,
+                              loaded.model_id)

@@ -59,46 +59,71 @@ def best_spans(start_logits, end_logits, in_context, max_tokens: int, n: int) ->
     return [(int(i // t), int(i % t), float(flat[i])) for i in order if np.isfinite(flat[i])]
 
 
+@dataclass
+class Prepared:
+    """A question and its context cut into overlapping windows (`preprocess`), what `forward` and an
+    explanation's gradient pass share."""
+
+    question: str
+    context: str
+    encoding: dict  # input_ids, token_type_ids, attention_mask: (windows, tokens), padded to the longest
+    offsets: list  # (windows, tokens, 2) char spans into the context
+    in_context: np.ndarray  # (windows, tokens) True for the context's tokens
+    sequence_ids: list  # per window, per token: 0 question, 1 context, None special or padding
+
+
+def preprocess(tokenizer, question: str, context: str) -> Prepared:
+    question = require_text(question, "question")
+    context = require_text(context, "context", LIMITS.max_context_chars, strip=False)  # offsets index it
+    question_tokens = len(tokenizer(question, add_special_tokens=False)["input_ids"])
+    if question_tokens > LIMITS.qa_window_tokens // 2:
+        raise InputError(f"The question makes {question_tokens} tokens; keep it under {LIMITS.qa_window_tokens // 2}.")
+    encoding = tokenizer(
+        question,
+        context,
+        truncation="only_second",
+        max_length=LIMITS.qa_window_tokens,
+        stride=LIMITS.qa_stride,
+        return_overflowing_tokens=True,
+        return_offsets_mapping=True,
+        padding="longest",
+        return_tensors="pt",
+    )
+    offsets = encoding.pop("offset_mapping").tolist()  # (W, T, 2)
+    encoding.pop("overflow_to_sample_mapping", None)
+    sequence_ids = [encoding.sequence_ids(w) for w in range(len(offsets))]
+    in_context = np.array([[s == 1 for s in ids] for ids in sequence_ids])
+    if not in_context.any():
+        raise InputError("The context has no words the model can read: paste the text to search in.")
+    return Prepared(question, context, dict(encoding), offsets, in_context, sequence_ids)
+
+
+def forward(model, inputs: dict):
+    """(start logits, end logits), each (windows, tokens)."""
+    output = model(**inputs)
+    return output.start_logits, output.end_logits
+
+
 def answer(question: str, context: str, *, n_best: int = LIMITS.qa_n_best, model_id: str | None = None) -> AnswerResult:
     import torch
 
-    question = require_text(question, "question")
-    context = require_text(context, "context", LIMITS.max_context_chars, strip=False)  # offsets index it
     loaded = models.get("qa", model_id)
     with loaded.use() as (tokenizer, model):
-        question_tokens = len(tokenizer(question, add_special_tokens=False)["input_ids"])
-        if question_tokens > LIMITS.qa_window_tokens // 2:
-            raise InputError(
-                f"The question makes {question_tokens} tokens; keep it under {LIMITS.qa_window_tokens // 2}."
-            )
-        encoding = tokenizer(
-            question,
-            context,
-            truncation="only_second",
-            max_length=LIMITS.qa_window_tokens,
-            stride=LIMITS.qa_stride,
-            return_overflowing_tokens=True,
-            return_offsets_mapping=True,
-            padding="longest",
-            return_tensors="pt",
-        )
-        offsets = encoding.pop("offset_mapping").tolist()  # (W, T, 2)
-        encoding.pop("overflow_to_sample_mapping", None)
-        in_context = np.array([[s == 1 for s in encoding.sequence_ids(w)] for w in range(len(offsets))])
-        if not in_context.any():
-            raise InputError("The context has no words the model can read: paste the text to search in.")
+        prepared = preprocess(tokenizer, question, context)
+        encoding = prepared.encoding
         starts, ends = [], []
         with torch.inference_mode():
-            for i in range(0, len(offsets), WINDOWS_PER_BATCH):
+            for i in range(0, len(prepared.offsets), WINDOWS_PER_BATCH):
                 batch = {k: v[i : i + WINDOWS_PER_BATCH].to(loaded.device) for k, v in encoding.items()}
-                out = model(**batch)
-                starts.append(out.start_logits.float().cpu().numpy())
-                ends.append(out.end_logits.float().cpu().numpy())
-    return _decode(question, context, np.concatenate(starts), np.concatenate(ends), in_context, offsets, n_best, loaded.model_id)
+                start_logits, end_logits = forward(model, batch)
+                starts.append(start_logits.float().cpu().numpy())
+                ends.append(end_logits.float().cpu().numpy())
+    return _decode(prepared, np.concatenate(starts), np.concatenate(ends), n_best, loaded.model_id)
 
 
-def _decode(question, context, start_logits, end_logits, in_context, offsets, n_best, model_id) -> AnswerResult:
-    """start_logits, end_logits: (W, T); in_context: (W, T) bools; offsets: (W, T, 2) char spans."""
+def _decode(prepared: Prepared, start_logits, end_logits, n_best, model_id) -> AnswerResult:
+    """start_logits, end_logits: (W, T), one row per window of `prepared`."""
+    question, context, offsets, in_context = prepared.question, prepared.context, prepared.offsets, prepared.in_context
     candidates: dict[tuple[int, int], Span] = {}
     null_logits, null_probs, windows = [], [], []
     for w, (s_logits, e_logits, mask) in enumerate(zip(start_logits, end_logits, in_context)):
