@@ -52,7 +52,7 @@ def test_ner(client):
     )
     assert raw["aggregation"] == "average"
     assert len(table["data"]) == len(raw["entities"])
-    assert [piece["class_or_confidence"] for piece in tags] == [token["label"] for token in raw["tokens"]]
+    assert [piece["class_or_confidence"] for piece in tags] == [token["label"] for token in raw["tags"]]
     entities = [(p["token"], p["class_or_confidence"]) for p in highlighted if p["class_or_confidence"]]
     assert entities == [(e["text"], e["label"]) for e in raw["entities"]]
 
@@ -170,7 +170,7 @@ def test_an_api_cancel_takes_the_request_out_of_the_batch(client, slow_decoding)
     assert decoding.rows == 0
     args = _generate_args("Once upon a time", "greedy", max_new_tokens=3)
     _, _, summary, raw = client.predict(*args, api_name="/generate")
-    assert raw["done"] and len(raw["tokens"][0]) == 3 and "new-token limit" in summary
+    assert raw["done"] and len(raw["generated"][0]) == 3 and "new-token limit" in summary
 
 
 def test_a_session_whose_heartbeat_ends_leaves_the_batch(client, slow_decoding):
@@ -289,5 +289,5 @@ def test_entity_and_answer_explanations_through_the_api(client):
 def test_the_generation_explanation_reads_the_result_on_screen(client):
     *_, raw = client.predict(*_generate_args("Once upon a time", "greedy", max_new_tokens=4), api_name="/generate")
     _, notes, why = client.predict("Once upon a time", raw, "last", "mean", api_name="/explain_generation")
-    assert why["probability"] == pytest.approx(raw["tokens"][0][-1]["probability"], rel=1e-4)
+    assert why["score"] == pytest.approx(raw["generated"][0][-1]["score"], rel=1e-4)
     assert "tab=attention" in notes and "role=decoder" in notes

@@ -63,9 +63,9 @@ def test_mixed_concurrent_requests_get_what_they_get_alone():
     together = run_together(jobs)
     assert [r.texts for r in together] == [r.texts for r in alone]
     for mine, theirs in zip(together, alone):
-        for a, b in zip(mine.tokens, theirs.tokens):
+        for a, b in zip(mine.generated, theirs.generated):
             assert [t.token_id for t in a] == [t.token_id for t in b]
-            assert [t.probability for t in a] == pytest.approx([t.probability for t in b], abs=1e-5)
+            assert [t.score for t in a] == pytest.approx([t.score for t in b], abs=1e-5)
     assert running_rows() == 0  # everyone left the batch
 
 
@@ -145,7 +145,7 @@ def test_a_cancelled_beam_search_stops_at_its_next_step_with_its_best_beam():
     final = finish(stream)
     assert final.done and final.stopped == "stopped"
     assert len(final.beam_steps) < 250 and len(final.texts) == 2
-    assert all(len(tokens) == len(final.beam_steps) for tokens in final.tokens)  # the running beams, coloured
+    assert all(len(tokens) == len(final.beam_steps) for tokens in final.generated)  # the running beams, coloured
     assert generate(PROMPTS[1], "greedy", max_new_tokens=3).done
 
 

@@ -32,7 +32,7 @@ def test_equals_the_token_classification_pipeline(text, aggregation, pipeline_fo
 def test_word_strategies_give_whole_words(aggregation):
     text = TEXTS[1]  # rare words split into ## pieces
     result = recognize_entities(text, aggregation)
-    assert any(tag.token.startswith("##") for tag in result.tokens), "the example must contain subword pieces"
+    assert any(tag.token.startswith("##") for tag in result.tags), "the example must contain subword pieces"
     words = BertPreTokenizer().pre_tokenize_str(text)  # the words WordPiece splits into pieces
     starts, ends = {s for _, (s, _) in words}, {e for _, (_, e) in words}
     assert result.entities
@@ -43,11 +43,11 @@ def test_word_strategies_give_whole_words(aggregation):
 
 def test_tokens_keep_every_tag_and_labels_are_conll():
     result = recognize_entities(TEXTS[0], "none")
-    assert all(tag.label in CONLL_LABELS for tag in result.tokens)
+    assert all(tag.label in CONLL_LABELS for tag in result.tags)
     from transformers import AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(models.get("ner").model_id)
-    assert [tag.token for tag in result.tokens] == tokenizer.tokenize(TEXTS[0])  # every token, in order
+    assert [tag.token for tag in result.tags] == tokenizer.tokenize(TEXTS[0])  # every token, in order
     assert {e.label for e in result.entities} <= set(CONLL_LABELS) - {"O"}
 
 
@@ -55,7 +55,7 @@ def test_offsets_index_the_callers_text_even_with_surrounding_whitespace():
     text = "\n  Apple Inc. was founded by Steve Jobs.  "
     result = recognize_entities(text, "none")
     assert result.text == text
-    assert all(tag.token.lstrip("#") == text[tag.start : tag.end] for tag in result.tokens)
+    assert all(tag.token.lstrip("#") == text[tag.start : tag.end] for tag in result.tags)
 
 
 @pytest.mark.parametrize(

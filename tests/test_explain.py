@@ -21,23 +21,23 @@ CASES = {
 
 
 def test_the_explained_probability_is_the_one_each_tab_shows():
-    assert CASES["fill_mask"]().probability == pytest.approx(
+    assert CASES["fill_mask"]().score == pytest.approx(
         backend.fill_mask("The cat sat on the [MASK].").masks[0][0].score, rel=1e-5)
     classified = backend.classify("I loved this movie.")
     result = CASES["classify"]()
     assert result.target == f"p({classified.label})"
-    assert result.probability == pytest.approx(classified.scores[classified.label], rel=1e-5)
+    assert result.score == pytest.approx(classified.scores[classified.label], rel=1e-5)
     nsp = backend.next_sentence("The man went to the store.", "He bought milk.")
-    assert CASES["next_sentence"]().probability == pytest.approx(nsp.is_next, rel=1e-5)
+    assert CASES["next_sentence"]().score == pytest.approx(nsp.is_next, rel=1e-5)
     lab = backend.next_token("The cat sat on the", 1.0, n=1, seed=0)
-    assert CASES["next_token"]().probability == pytest.approx(lab.candidates[0].probability, rel=1e-5)
+    assert CASES["next_token"]().score == pytest.approx(lab.candidates[0].score, rel=1e-5)
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_integrated_gradients_add_up_to_the_change_from_the_baseline(case):
     """Completeness: the attributions sum to f(input) - f(baseline); at IG_STEPS the gap is below 1e-3."""
     result = CASES[case]()
-    change = result.probability - result.baseline_probability
+    change = result.score - result.baseline_score
     assert sum(result.integrated_gradients) - change == pytest.approx(result.completeness_gap, abs=1e-6)
     assert abs(result.completeness_gap) < 1e-3
     assert len(result.integrated_gradients) == len(result.gradient_x_input) == len(result.tokens)
@@ -130,9 +130,9 @@ def test_an_entity_is_explained_by_its_own_tokens_tags():
     found = backend.recognize_entities(text, "average")
     result = explain.explain_entity(text, 0, "average")
     entity = found.entities[0]
-    tags = [tag for tag in found.tokens if tag.start < entity.end and tag.end > entity.start]
+    tags = [tag for tag in found.tags if tag.start < entity.end and tag.end > entity.start]
     assert [result.tokens[i] for i in result.positions] == [tag.token for tag in tags]
-    assert result.probability == pytest.approx(np.mean([tag.score for tag in tags]), rel=1e-5)
+    assert result.score == pytest.approx(np.mean([tag.score for tag in tags]), rel=1e-5)
     assert abs(result.completeness_gap) < 1e-3
 
 
@@ -140,7 +140,7 @@ def test_an_answer_is_explained_from_its_start_and_end():
     context = "The Transformer was introduced in 2017 by Ashish Vaswani at Google."
     found = backend.answer("Who introduced it?", context)
     result = explain.explain_answer("Who introduced it?", context)
-    assert result.probability == pytest.approx(found.score, rel=1e-5)
+    assert result.score == pytest.approx(found.score, rel=1e-5)
     if found.answer is not None:
         first, last = result.positions[0], result.positions[-1]
         assert result.target == f"p(answer '{found.answer}')" and first <= last
@@ -160,9 +160,9 @@ def test_a_text_without_entities_says_so(monkeypatch):
 
 def test_the_last_generated_token_is_explained_with_the_probability_its_colour_shows():
     generated = backend.generate("Once upon a time", "greedy", 5)
-    tokens = generated.tokens[0]
+    tokens = generated.generated[0]
     result = explain.explain_generation("Once upon a time", [token.token_id for token in tokens])
-    assert result.probability == pytest.approx(tokens[-1].probability, rel=1e-4)
+    assert result.score == pytest.approx(tokens[-1].score, rel=1e-4)
     assert result.positions == (len(result.tokens) - 1,)  # read from the token before it, the context's last
     assert abs(result.completeness_gap) < 1e-3
     with pytest.raises(InputError, match="Generate a text first"):

@@ -200,7 +200,7 @@ def _with_markup():
         "fill_mask_bars": figures.fill_mask_bars(SimpleNamespace(masks=((SimpleNamespace(token=MARKUP, score=0.5),),))),
         "label_bars": figures.label_bars({MARKUP: 0.9, "x": 0.1}),
         "next_token_bars": figures.next_token_bars(
-            replace(lab, candidates=(replace(lab.candidates[0], text=MARKUP), *lab.candidates[1:]))
+            replace(lab, candidates=(replace(lab.candidates[0], token=MARKUP), *lab.candidates[1:]))
         ),
         "logit_lens_heatmap": figures.logit_lens_heatmap(
             replace(lens, tokens=(MARKUP, *lens.tokens[1:]),

@@ -76,20 +76,20 @@ def test_a_drawn_seed_is_reported_and_reproduces():
 
 def test_empty_prompt_starts_from_beginning_of_text():
     result = generate("", "greedy", max_new_tokens=5)
-    assert result.prompt == "" and len(result.tokens[0]) == 5
+    assert result.prompt == "" and len(result.generated[0]) == 5
 
 
 def test_token_probabilities_and_ranks_match_the_model(tiny_dir):
     result = generate(PROMPTS[0], "greedy", max_new_tokens=8)
     loaded = models.get("decoder")
     prompt = loaded.tokenizer(PROMPTS[0])["input_ids"]
-    ids = prompt + [token.token_id for token in result.tokens[0]]
+    ids = prompt + [token.token_id for token in result.generated[0]]
     with torch.no_grad():
         probs = loaded.model(torch.tensor([ids])).logits[0].softmax(-1)
-    for i, token in enumerate(result.tokens[0]):
-        assert token.probability == pytest.approx(float(probs[len(prompt) - 1 + i, token.token_id]), abs=1e-5)
+    for i, token in enumerate(result.generated[0]):
+        assert token.score == pytest.approx(float(probs[len(prompt) - 1 + i, token.token_id]), abs=1e-5)
         assert token.rank == 1  # greedy always takes the most likely token
-    assert "Ġ" not in "".join(token.text for token in result.tokens[0])
+    assert "Ġ" not in "".join(token.token for token in result.generated[0])
 
 
 def test_beam_view_keeps_num_beams_per_step_best_first():
@@ -107,7 +107,7 @@ def test_stream_grows_and_is_coloured_as_it_goes_then_ends_with_the_full_result(
     assert partial and not any(update.done for update in partial)
     for before, after in zip(updates, updates[1:]):
         assert after.texts[0].startswith(before.texts[0]) and after.n_tokens >= before.n_tokens
-        assert after.tokens[0][: before.n_tokens] == before.tokens[0]  # tokens arrive with their probability
+        assert after.generated[0][: before.n_tokens] == before.generated[0]  # tokens arrive with their probability
     assert final.done and final.stopped in {"max new tokens", "end of text"}
     assert final.texts == generate(PROMPTS[0], "top_k", max_new_tokens=12, top_k=20, seed=7).texts
 
@@ -127,13 +127,13 @@ def test_beam_tokens_carry_the_models_probabilities(tiny_dir):
     result = generate(PROMPTS[1], "beam", max_new_tokens=8, num_beams=3, num_return_sequences=2)
     loaded = models.get("decoder")
     prompt = loaded.tokenizer(PROMPTS[1])["input_ids"]
-    for tokens in result.tokens:
+    for tokens in result.generated:
         ids = prompt + [token.token_id for token in tokens]
         with torch.no_grad():
             probs = loaded.model(torch.tensor([ids])).logits[0].softmax(-1)
         for i, token in enumerate(tokens):
             step = probs[len(prompt) - 1 + i]
-            assert token.probability == pytest.approx(float(step[token.token_id]), abs=1e-5)
+            assert token.score == pytest.approx(float(step[token.token_id]), abs=1e-5)
             assert token.rank == int((step > step[token.token_id]).sum()) + 1
 
 
@@ -162,7 +162,7 @@ def test_beam_view_scores_equal_generates_transition_scores(tiny_dir):
             assert beams[prefix] == pytest.approx(total, abs=1e-4)
             checked += 1
     assert checked >= 9
-    best_length = len(ours.tokens[0])
+    best_length = len(ours.generated[0])
     best = sum(transitions[0].tolist()[:best_length]) / best_length  # generate's length penalty is 1
     assert best == pytest.approx(float(out.sequences_scores[0]), abs=1e-4)
 

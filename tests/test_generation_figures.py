@@ -22,9 +22,9 @@ def test_token_html_colours_every_token_by_probability_and_escapes():
     assert "&lt;b&gt;Once&lt;/b&gt;" in page and "<b>" not in page
     assert page.count('class="bg-token"') == 6
     assert probability_legend_html().count('class="bg-token"') == 5
-    for token in result.tokens[0]:
-        assert f"rank {token.rank} · p = {token.probability:.2%}" in page
-        assert probability_colour(token.probability) in page
+    for token in result.generated[0]:
+        assert f"rank {token.rank} · p = {token.score:.2%}" in page
+        assert probability_colour(token.score) in page
 
 
 def test_probability_bins_are_ordered():
@@ -36,12 +36,12 @@ def test_next_token_bars_mark_what_each_filter_drops():
     result = next_token("The cat sat on the", 1.0, top_k=8, top_p=0.5, n=12, seed=0)
     fig = next_token_bars(result).to_dict()
     bars, model_marks, cumulative = fig["data"]
-    assert list(fig["layout"]["xaxis"]["ticktext"]) == [c.text for c in result.candidates]
+    assert list(fig["layout"]["xaxis"]["ticktext"]) == [c.token for c in result.candidates]
     colours = bars["marker"]["color"]
     assert colours[8:] == ["#bbbbbb"] * 4  # beyond top-k: grey
     kept = [c.kept_by_top_p for c in result.candidates]
     assert [colour == "#0072B2" for colour in colours] == kept
-    assert list(model_marks["y"]) == [c.probability for c in result.candidates]
+    assert list(model_marks["y"]) == [c.score for c in result.candidates]
     assert cumulative["yaxis"] == "y2" and np.all(np.diff(cumulative["y"]) >= 0)
     assert any(shape.get("y0") == 0.5 for shape in fig["layout"]["shapes"])  # the top-p line
     assert fig["layout"]["yaxis2"]["title"]["text"] == "cumulative probability"
@@ -51,8 +51,8 @@ def test_next_token_bars_thin_their_labels_and_hover_names_every_candidate():
     result = next_token("The cat sat on the", 1.0, n=50, seed=0)
     fig = next_token_bars(result).to_dict()
     assert len(fig["layout"]["xaxis"]["ticktext"]) <= MAX_TICK_LABELS
-    assert [row[0] for row in fig["data"][0]["customdata"]] == [c.text for c in result.candidates]
-    top = max(max(c.scaled, c.probability) for c in result.candidates)
+    assert [row[0] for row in fig["data"][0]["customdata"]] == [c.token for c in result.candidates]
+    top = max(max(c.scaled, c.score) for c in result.candidates)
     assert fig["layout"]["yaxis"]["range"][1] >= top  # every bar and marker inside the percent axis
 
 

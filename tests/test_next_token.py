@@ -41,7 +41,7 @@ def test_distribution_is_the_models_and_filters_are_ordered():
     loaded = models.get("decoder")
     with torch.no_grad():
         probs = loaded.model(**loaded.tokenizer(PROMPT, return_tensors="pt")).logits[0, -1].softmax(-1)
-    assert [c.probability for c in result.candidates] == pytest.approx(probs.topk(10).values.tolist(), abs=1e-6)
+    assert [c.score for c in result.candidates] == pytest.approx(probs.topk(10).values.tolist(), abs=1e-6)
     assert [c.rank for c in result.candidates] == list(range(1, 11))
     assert [c.kept_by_top_k for c in result.candidates] == [True] * 5 + [False] * 5
     assert sum(c.final for c in result.candidates) == pytest.approx(1.0, abs=1e-5)
@@ -63,7 +63,7 @@ def test_token_ids_continue_step_by_step():
     chosen = first.candidates[2]
     step = next_token("", token_ids=list(first.token_ids) + [chosen.token_id], seed=0)
     assert step.token_ids == first.token_ids + (chosen.token_id,)
-    assert step.context.endswith(chosen.text)
+    assert step.context.endswith(chosen.token)
 
 
 @pytest.mark.parametrize(

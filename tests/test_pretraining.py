@@ -90,7 +90,7 @@ def test_causal_lm_loss_is_gpt2s_own():
     assert result.perplexity == pytest.approx(float(torch.exp(expected)), rel=1e-5)
     assert len(result.steps) == ids.shape[1] - 1
     assert result.steps[0].context == loaded.tokenizer.decode(ids[0, :1]) and result.steps[-1].target.strip() == "."
-    assert all(step.loss == pytest.approx(-math.log(step.probability)) for step in result.steps)
+    assert all(step.loss == pytest.approx(-math.log(step.score)) for step in result.steps)
 
 
 @pytest.mark.parametrize(

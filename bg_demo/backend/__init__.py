@@ -1,4 +1,14 @@
-"""One module per task: plain Python values in, frozen dataclasses (with `to_dict()`) out."""
+"""One module per task: plain Python values in, frozen dataclasses (with `to_dict()`) out.
+
+Every result speaks one vocabulary:
+- `token`: one token's string as a student reads it; `tokens`: the input's tokens, always a tuple of strings;
+- `text`: a span of the user's text (the input, an entity, an answer), never a token;
+- `score`: a probability the model gives what is shown (a guess, a label, an entity, an answer, a generated
+  token, a candidate at temperature 1); qualified probabilities say what they are (`scaled`, `final`);
+- per-token records have their own names: `tags` (entities), `generated` (each continuation's tokens).
+
+Each task is `preprocess` (checks and tokens) -> `forward` (batched, so a gradient pass can reuse it) ->
+`postprocess`; `explain` runs the same forward for the "why" views."""
 
 from bg_demo.backend.attention import attention
 from bg_demo.backend.classify import classify

@@ -132,7 +132,7 @@ def _search(loaded, request: Request, handle: Handle, base: GenerationResult) ->
     def result(recorder, rows, **fields) -> GenerationResult:
         return replace(
             base, texts=tuple(recorder.tokenizer.decode(list(row)) for row in rows),
-            tokens=tuple(recorder.tokens(row) for row in rows), beam_steps=tuple(recorder.steps),
+            generated=tuple(recorder.tokens(row) for row in rows), beam_steps=tuple(recorder.steps),
             seconds=time.monotonic() - started, **fields,
         )
 

@@ -402,7 +402,7 @@ def snapshot(running: _Running, tokenizer, stopped: str) -> GenerationResult:
     rows = [[info.token_id for info in tokens] for tokens in running.tokens]
     return replace(
         running.base, texts=tuple(tokenizer.decode(ids) for ids in rows),
-        tokens=tuple(tuple(tokens) for tokens in running.tokens),
+        generated=tuple(tuple(tokens) for tokens in running.tokens),
         seconds=time.monotonic() - running.started, done=bool(stopped), stopped=stopped,
     )
 

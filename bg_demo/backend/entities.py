@@ -45,7 +45,7 @@ class EntitiesResult(Result):
     text: str
     aggregation: str
     entities: tuple[Entity, ...]
-    tokens: tuple[TokenTag, ...]  # every non-special token with its own tag, before any grouping
+    tags: tuple[TokenTag, ...]  # every non-special token with its own tag, before any grouping
     model_id: str
 
 

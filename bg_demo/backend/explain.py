@@ -46,7 +46,7 @@ class Explanation(Result):
     role: str  # "encoder", "sentiment", "decoder": the model that made the prediction
     model_id: str
     target: str  # what is explained, in words: "p('paris' at [MASK] 1)"
-    probability: float  # that probability, as the tab shows it
+    score: float  # that probability, as the tab shows it
     tokens: tuple[str, ...]  # the input tokens, special ones included
     special: tuple[bool, ...]  # which tokens are special ([CLS], [SEP], [MASK], <|endoftext|>)
     positions: tuple[int, ...]  # the token positions the attention is read from
@@ -57,8 +57,8 @@ class Explanation(Result):
     attention: tuple[float, ...]  # per token: the attention from `positions` (their mean) to it
     gradient_x_input: tuple[float, ...]  # per token: gradient · embedding, summed over the hidden size
     integrated_gradients: tuple[float, ...]  # per token: integrated gradients, summed over the hidden size
-    baseline_probability: float  # the probability with every ordinary token replaced by padding
-    completeness_gap: float  # sum(integrated_gradients) - (probability - baseline_probability)
+    baseline_score: float  # the probability with every ordinary token replaced by padding
+    completeness_gap: float  # sum(integrated_gradients) - (score - baseline_score)
     steps: int  # integrated-gradients steps
     spearman: float  # rank correlation of attention with |integrated gradients| over the tokens
 

@@ -94,9 +94,9 @@ class GenerationSettings:
 
 @dataclass(frozen=True)
 class TokenInfo(Result):
-    text: str  # the token decoded on its own (no byte-level artefacts)
+    token: str  # the token decoded on its own (no byte-level artefacts)
     token_id: int
-    probability: float  # under the model, before temperature or filters
+    score: float  # its probability under the model, before temperature or filters
     rank: int  # 1 = the model's most likely token at that step
 
 
@@ -111,7 +111,7 @@ class GenerationResult(Result):
     prompt: str
     strategy: str
     texts: tuple[str, ...]  # the continuations, without the prompt
-    tokens: tuple[tuple[TokenInfo, ...], ...]  # per continuation, as far as it has got
+    generated: tuple[tuple[TokenInfo, ...], ...]  # per continuation, its tokens as far as it has got
     beam_steps: tuple[BeamStep, ...]  # beam search only: the beams kept at each step
     seed: int | None  # the seed used (drawn at random when none was given), None when deterministic
     settings: dict  # the `model.generate` arguments these settings equal
@@ -123,7 +123,7 @@ class GenerationResult(Result):
 
     @property
     def n_tokens(self) -> int:
-        return sum(len(tokens) for tokens in self.tokens)
+        return sum(len(tokens) for tokens in self.generated)
 
 
 @dataclass(frozen=True)

@@ -22,10 +22,10 @@ MAX_CANDIDATES = 50
 
 @dataclass(frozen=True)
 class Candidate(Result):
-    text: str
+    token: str
     token_id: int
     rank: int  # 1 = most likely
-    probability: float  # the model's, temperature 1
+    score: float  # the model's probability, temperature 1
     scaled: float  # after temperature
     cumulative: float  # probability mass of this candidate and every more likely one, as top-p reads it
     # (after temperature and top-k, renormalised); top-p keeps candidates until this reaches top_p

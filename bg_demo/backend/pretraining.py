@@ -33,8 +33,8 @@ class Target(Result):
     shown: str  # what the model sees there: [MASK], a random token, or the original
     treatment: str  # "mask", "random" or "keep"
     predictions: tuple[tuple[str, float], ...]  # the model's top guesses at that position
-    probability: float  # of the original token
-    loss: float  # -log probability
+    score: float  # the probability of the original token
+    loss: float  # -log score
 
 
 @dataclass(frozen=True)
@@ -160,7 +160,7 @@ def embedding_parts(model, ids, segments, positions):
 class CausalStep(Result):
     context: str  # the end of the text the model has read so far (its last CONTEXT_TOKENS + 1 tokens)
     target: str  # the true next token
-    probability: float
+    score: float  # its probability
     loss: float  # -log p (nats)
     rank: int
 

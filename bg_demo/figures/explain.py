@@ -38,7 +38,7 @@ def explanation_rows(result) -> go.Figure:
         )
     )
     head = "mean of the heads" if result.head is None else f"head {result.head}"
-    title = f"Why {plain(result.target)} = {result.probability:.1%}"
+    title = f"Why {plain(result.target)} = {result.score:.1%}"
     subtitle = f"attention at layer {result.layer} ({head}); attribution with {result.steps} steps"
     fig.update_layout(
         **base_layout(CHROME + ROW_HEIGHT * len(ROWS), title, subtitle),

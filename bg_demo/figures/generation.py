@@ -32,13 +32,13 @@ def token_probability_html(result, sequence: int = 0) -> str:
     prompt = html.escape(result.prompt)
     if not result.texts:
         return f'<div class="bg-tokens"><span class="bg-prompt">{prompt}</span></div>'
-    if sequence >= len(result.tokens) or not result.tokens[sequence]:
+    if sequence >= len(result.generated) or not result.generated[sequence]:
         body = html.escape(result.texts[sequence])
     else:
         body = "".join(
-            f'<span class="bg-token" style="background:{probability_colour(t.probability)}" '
-            f'title="rank {t.rank} · p = {t.probability:.2%}">{html.escape(t.text)}</span>'
-            for t in result.tokens[sequence]
+            f'<span class="bg-token" style="background:{probability_colour(t.score)}" '
+            f'title="rank {t.rank} · p = {t.score:.2%}">{html.escape(t.token)}</span>'
+            for t in result.generated[sequence]
         )
     return f'<div class="bg-tokens"><span class="bg-prompt">{prompt}</span>{body}</div>'
 
@@ -68,7 +68,7 @@ def next_token_bars(result) -> go.Figure:
     fig.add_trace(
         go.Bar(
             x=x, y=[c.scaled for c in cands], marker_color=colours, name="after temperature",
-            customdata=np.array([[plain(c.text), c.rank, c.probability, c.final, s] for c, s in zip(cands, status)],
+            customdata=np.array([[plain(c.token), c.rank, c.score, c.final, s] for c, s in zip(cands, status)],
                                 dtype=object),
             hovertemplate="%{customdata[0]} (rank %{customdata[1]})<br>model: %{customdata[2]:.2%}"
             "<br>after temperature: %{y:.2%}<br>sampled with: %{customdata[3]:.2%}<br>%{customdata[4]}<extra></extra>",
@@ -76,7 +76,7 @@ def next_token_bars(result) -> go.Figure:
     )
     fig.add_trace(
         go.Scatter(
-            x=x, y=[c.probability for c in cands], mode="markers", name="model (temperature 1)",
+            x=x, y=[c.score for c in cands], mode="markers", name="model (temperature 1)",
             marker=dict(symbol="line-ew", size=18, line=dict(width=3, color=OKABE_ITO["black"])), hoverinfo="skip",
         )
     )
@@ -91,11 +91,11 @@ def next_token_bars(result) -> go.Figure:
                       annotation_text=f"top-p = {result.top_p:g}")
     title = f"entropy {result.entropy:.2f} bits → {result.entropy_scaled:.2f} after temperature"
     subtitle = f"{result.kept} token{'s' if result.kept != 1 else ''} can be sampled"
-    top = min(1.0, 1.1 * max((max(c.scaled, c.probability) for c in cands), default=1.0))
+    top = min(1.0, 1.1 * max((max(c.scaled, c.score) for c in cands), default=1.0))
     legend = dict(orientation="h", yref="container", y=0, yanchor="bottom")  # under the axis title, off the bars
     fig.update_layout(
         **base_layout(460, title, subtitle, bargap=0.2, legend=legend),
-        xaxis=dict(**token_axis([c.text for c in cands]), tickangle=-45, title="candidate next token, best first"),
+        xaxis=dict(**token_axis([c.token for c in cands]), tickangle=-45, title="candidate next token, best first"),
         yaxis=dict(title="probability", **percent_axis(top)),
         yaxis2=dict(overlaying="y", side="right", title="cumulative probability", showgrid=False, **percent_axis(1.05)),
     )

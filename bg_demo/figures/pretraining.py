@@ -43,7 +43,7 @@ def causal_loss_bars(result) -> go.Figure:
     fig = go.Figure(
         go.Bar(
             x=x, y=[step.loss for step in steps], marker_color=OKABE_ITO["vermillion"],
-            customdata=[[step.probability, step.rank, plain(step.target)] for step in steps],
+            customdata=[[step.score, step.rank, plain(step.target)] for step in steps],
             hovertemplate="%{customdata[2]}<br>−log p = %{y:.2f}<br>p = %{customdata[0]:.2%}, rank %{customdata[1]}"
             "<extra></extra>",
         )

@@ -19,7 +19,7 @@ def predict(text: str, aggregation: str, progress=gr.Progress()):
     result = common.run("ner", backend.recognize_entities, text, aggregation, progress=progress)
     spans = [{"entity": e.label, "start": e.start, "end": e.end} for e in result.entities]
     table = [[e.label, e.text, round(e.score, 4), e.start, e.end] for e in result.entities]
-    tags = common.token_view([tag.token for tag in result.tokens], [tag.label for tag in result.tokens])
+    tags = common.token_view([tag.token for tag in result.tags], [tag.label for tag in result.tags])
     return {"text": result.text, "entities": spans}, table, tags, result.to_dict()
 
 

@@ -57,7 +57,7 @@ async def generate(prompt, strategy, max_new_tokens, temperature, top_k, top_p, 
 
 def explain(prompt: str, result: dict | None, layer=None, head=None):
     """Why the last token of the first sequence on screen (its probability at temperature 1, as coloured)."""
-    tokens = (result or {}).get("tokens") or [[]]
+    tokens = (result or {}).get("generated") or [[]]
     return backend.explain_generation(prompt, [token["token_id"] for token in tokens[0]], layer, head)
 
 

@@ -16,7 +16,7 @@ PAGE_ID = "next_token"
 
 def _show(result, history):
     """Outputs for a fresh distribution; the state keeps ids, history and the last result's choices."""
-    choices = [(f"{c.rank}. {c.text!r}  {c.scaled:.1%}", c.token_id) for c in result.candidates]
+    choices = [(f"{c.rank}. {c.token!r}  {c.scaled:.1%}", c.token_id) for c in result.candidates]
     state = {"ids": list(result.token_ids), "history": history, "result": result.to_dict()}
     picked = gr.Dropdown(choices=choices, value=result.candidates[0].token_id)
     return figures.next_token_bars(result), result.context, picked, history, state, result.to_dict()
@@ -35,7 +35,7 @@ def step(how, picked, state, temperature, top_k, top_p, seed):
     chosen = {"greedy": last["greedy"], "sample": last["sampled"]}.get(how)
     chosen = chosen or next((c for c in last["candidates"] if c["token_id"] == picked), last["greedy"])
     label = t("lab.how.sample", seed=last["seed"]) if how == "sample" else t(f"lab.how.{how}")
-    row = [len(state["history"]) + 1, chosen["text"], chosen["rank"], round(chosen["final"], 4), label]
+    row = [len(state["history"]) + 1, chosen["token"], chosen["rank"], round(chosen["final"], 4), label]
     ids = state["ids"] + [chosen["token_id"]]
     step_seed = _step_seed(seed, len(ids))
     result = common.run("decoder", backend.next_token, "", temperature, top_k, top_p, seed=step_seed, token_ids=ids)

@@ -25,7 +25,7 @@ def corrupt(text, seed, progress=gr.Progress()):
     ]
     guesses = [
         [tg.position, tg.original, tg.shown, tg.treatment, ", ".join(f"{w} {p:.0%}" for w, p in tg.predictions),
-         round(tg.probability, 4), round(tg.loss, 3)]
+         round(tg.score, 4), round(tg.loss, 3)]
         for tg in result.targets
     ]
     n = len(result.targets)
@@ -44,7 +44,7 @@ def representation(first, second, progress=gr.Progress()):
 
 def causal(text, progress=gr.Progress()):
     result = common.run("decoder", backend.causal_lm, text, progress=progress)
-    rows = [[s.context, s.target, round(s.probability, 4), round(s.loss, 3), s.rank] for s in result.steps]
+    rows = [[s.context, s.target, round(s.score, 4), round(s.loss, 3), s.rank] for s in result.steps]
     summary = t("pre.causal_loss", loss=result.loss, perplexity=result.perplexity)
     return rows, figures.causal_loss_bars(result), summary, result.to_dict()
 

@@ -23,8 +23,8 @@ def summary(result, link_text: str | None) -> str:
     head = t("why.mean") if result.head is None else t("why.head_n", head=result.head)
     lines = [
         t("why.spearman", rho=result.spearman, n=len(result.tokens), layer=result.layer, head=head),
-        t("why.completeness", total=sum(result.integrated_gradients), p=result.probability,
-          base=result.baseline_probability, gap=abs(result.completeness_gap), steps=result.steps),
+        t("why.completeness", total=sum(result.integrated_gradients), p=result.score,
+          base=result.baseline_score, gap=abs(result.completeness_gap), steps=result.steps),
         t("why.disagree"),
     ]
     if link_text is not None:
