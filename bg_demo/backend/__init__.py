@@ -7,8 +7,9 @@ Every result speaks one vocabulary:
   token, a candidate at temperature 1); qualified probabilities say what they are (`scaled`, `final`);
 - per-token records have their own names: `tags` (entities), `generated` (each continuation's tokens).
 
-Each task is `preprocess` (checks and tokens) -> `forward` (batched, so a gradient pass can reuse it) ->
-`postprocess`; `explain` runs the same forward for the "why" views."""
+The BERT task modules expose `preprocess` (the checks and the tokens) and a batched `forward` (logits of the
+head the task reads) beside the task function, which adds the postprocessing; `explain` runs the same two for
+the "why" views, so what it explains is exactly what the tab shows."""
 
 from bg_demo.backend.attention import attention
 from bg_demo.backend.classify import classify
