@@ -288,6 +288,12 @@ def test_entity_and_answer_explanations_through_the_api(client):
 
 def test_the_generation_explanation_reads_the_result_on_screen(client):
     *_, raw = client.predict(*_generate_args("Once upon a time", "greedy", max_new_tokens=4), api_name="/generate")
-    _, notes, why = client.predict("Once upon a time", raw, "last", "mean", api_name="/explain_generation")
+    _, notes, why = client.predict("Once upon a time", raw, 1, "last", "mean", api_name="/explain_generation")
     assert why["score"] == pytest.approx(raw["generated"][0][-1]["score"], rel=1e-4)
     assert "tab=attention" in notes and "role=decoder" in notes
+    args = _generate_args("Once upon a time", "top_k", max_new_tokens=4, sequences=2, seed=3)
+    *_, two = client.predict(*args, api_name="/generate")
+    _, _, second = client.predict("Once upon a time", two, 2, "last", "mean", api_name="/explain_generation")
+    assert second["score"] == pytest.approx(two["generated"][1][-1]["score"], rel=1e-4)
+    with pytest.raises(Exception, match="between 1 and 2"):
+        client.predict("Once upon a time", two, 3, "last", "mean", api_name="/explain_generation")

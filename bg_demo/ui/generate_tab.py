@@ -7,6 +7,7 @@ import gradio as gr
 from bg_demo import backend, figures
 from bg_demo.backend.generate import SAMPLING, STRATEGIES, GenerationSettings
 from bg_demo.config import LIMITS
+from bg_demo.errors import InputError
 from bg_demo.ui import common, logit_lens_tab, next_token_tab, why
 from bg_demo.ui.links import Page
 from bg_demo.ui.strings import examples, t
@@ -55,16 +56,27 @@ async def generate(prompt, strategy, max_new_tokens, temperature, top_k, top_p, 
         yield view(result)
 
 
-def explain(prompt: str, result: dict | None, layer=None, head=None):
-    """Why the last token of the first sequence on screen (its probability at temperature 1, as coloured)."""
-    tokens = (result or {}).get("generated") or [[]]
-    return backend.explain_generation(prompt, [token["token_id"] for token in tokens[0]], layer, head)
+def explain(prompt: str, result: dict | None, sequence=1, layer=None, head=None):
+    """Why the last token of a sequence on screen (counted from 1): its probability at temperature 1, as coloured."""
+    generated = (result or {}).get("generated") or [[]]
+    chosen = _sequence(sequence, len(generated))
+    return backend.explain_generation(prompt, [token["token_id"] for token in generated[chosen]], layer, head)
 
 
-def written(prompt: str, result: dict | None) -> str | None:
-    """The text on screen (prompt and first sequence), for the Attention tab's link."""
+def written(prompt: str, result: dict | None, sequence=1) -> str | None:
+    """The text on screen (the prompt and that sequence), for the Attention tab's link."""
     texts = (result or {}).get("texts") or [""]
-    return f"{prompt}{texts[0]}" or None
+    return f"{prompt}{texts[_sequence(sequence, len(texts))]}" or None
+
+
+def _sequence(number, available: int) -> int:
+    try:
+        index = int(number) - 1
+    except (TypeError, ValueError):
+        index = -1
+    if not 0 <= index < available:
+        raise InputError(t("why.sequence_range", n=available))  # shown beside the outputs like a backend's
+    return index
 
 
 async def stop_generating(request: gr.Request) -> None:
@@ -145,6 +157,8 @@ def _build_generation() -> Page:
         None, cancels=[*task.events, loaded]
     )
     strategy.change(controls_for, strategy, [temperature, top_k, top_p, num_beams, seed], api_visibility="private")
-    why.section(explain, {"prompt": prompt, "result": raw}, page_id=TAB_ID, api_name="explain_generation",
-                link=written)
+    sequence = gr.Number(1, precision=0, minimum=1, maximum=LIMITS.max_sequences, label=t("why.sequence"),
+                         min_width=160)
+    why.section(explain, {"prompt": prompt, "result": raw, "sequence": sequence}, page_id=TAB_ID,
+                api_name="explain_generation", link=written)
     return page

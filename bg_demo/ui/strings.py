@@ -250,6 +250,8 @@ EN = {
     "why.mask": "Which [MASK] (1 = the first)",
     "why.guess": "Which guess (1 = the best)",
     "why.entity": "Which entity (1 = the first in the table)",
+    "why.sequence": "Which sequence (1 = the first): its last token is explained",
+    "why.sequence_range": "Pick a sequence between 1 and {n}: the generation on screen has {n}.",
     # links
     "link.button": "Link to this",
     "link.placeholder": "a link that opens this tab with these inputs (copied when you click)",
