@@ -33,7 +33,10 @@ SHOTS = {
     "compare": ("tab=compare&text=The+animal+didn%27t+cross+the+street+because+it+was+too+tired.&run=1", LAPTOP),
     "pretraining": ("tab=mlm&text=The+quick+brown+fox+jumps+over+the+lazy+dog.&seed=0&run=1", LAPTOP),
     "phone": ("tab=fill_mask&text=I+went+to+the+[MASK]+to+deposit+some+[MASK].&run=1", PHONE),
+    "why": ("tab=fill_mask&text=The+animal+didn%27t+cross+the+[MASK]+because+it+was+too+tired.&run=1", LAPTOP),
 }
+# after the page has run: texts to click in order, then what must be on screen before the picture
+ACTIONS = {"why": (["Why? Attention from the prediction", "Explain this prediction"], "text=/ρ = /")}
 
 
 def main() -> int:
@@ -69,6 +72,11 @@ def main() -> int:
             page.wait_for_selector("[role=tablist]")
             page.wait_for_timeout(1500)  # the linked run starts once the page has loaded
             page.wait_for_function("() => !document.querySelector('.generating, .pending')", timeout=60_000)
+            clicks, result = ACTIONS.get(key, ((), None))
+            for text in clicks:
+                page.locator(f"text={text} >> visible=true").first.click()
+            if result:
+                page.locator(f"{result} >> visible=true").first.wait_for(timeout=60_000)
             page.wait_for_timeout(800)
             page.screenshot(path=str(out / f"{key}.png"), full_page=True)
             page.close()

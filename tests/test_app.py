@@ -278,7 +278,7 @@ def test_an_explanation_refuses_a_layer_the_model_does_not_have(client):
 
 def test_entity_and_answer_explanations_through_the_api(client):
     text = "Apple Inc. was founded by Steve Jobs in Cupertino, California."
-    _, _, raw = client.predict(text, 1, "average", "last", "mean", api_name="/explain_entity")
+    _, _, raw = client.predict(text, "average", 1, "last", "mean", api_name="/explain_entity")
     assert raw["target"].startswith("p(tags of ") and raw["positions"]
     context = "The Transformer was introduced in 2017 by Ashish Vaswani at Google."
     _, notes, raw = client.predict("Who introduced it?", context, "last", "mean", api_name="/explain_answer")

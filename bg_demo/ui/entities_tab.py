@@ -23,8 +23,8 @@ def predict(text: str, aggregation: str, progress=gr.Progress()):
     return {"text": result.text, "entities": spans}, table, tags, result.to_dict()
 
 
-def explain(text: str, entity: int, aggregation: str, layer=None, head=None):
-    """Why one entity (counted from 1, as in the table) got its tags."""
+def explain(text: str, aggregation: str, entity: int, layer=None, head=None):
+    """Why one entity of the table (counted from 1, grouped by the tab's aggregation) got its tags."""
     number = entity - 1 if isinstance(entity, (int, float)) else entity
     return backend.explain_entity(text, number, aggregation, layer, head)
 
@@ -49,7 +49,10 @@ def build() -> list[Page]:
         # another strategy regroups the same text at once
         aggregation.input(task.handler, [text, aggregation], task.targets, api_visibility="private",
                           trigger_mode="always_last", **task.options)
-        entity = gr.Number(1, precision=0, minimum=1, label=t("why.entity"), min_width=160)
-        why.section(explain, {"text": text, "entity": entity, "aggregation": aggregation}, page_id=TAB_ID,
-                    api_name="explain_entity", link=None)  # the Attention tab shows the encoder, not this model
+        def which() -> dict:
+            return {"entity": gr.Number(1, precision=0, minimum=1, label=t("why.entity"), min_width=120)}
+
+        # no link: the Attention tab shows the encoder, not this model
+        why.section(explain, {"text": text, "aggregation": aggregation}, page_id=TAB_ID, api_name="explain_entity",
+                    link=None, choices=which)
     return [page]

@@ -24,6 +24,13 @@ def explain(text: str, mask: int, guess: int, layer=None, head=None):
     return backend.explain_fill_mask(text, _from_one(mask), _from_one(guess), layer, head)
 
 
+def _which() -> dict:
+    return {
+        "mask": gr.Number(1, precision=0, minimum=1, label=t("why.mask"), min_width=120),
+        "guess": gr.Number(1, precision=0, minimum=1, maximum=LIMITS.max_top_k, label=t("why.guess"), min_width=120),
+    }
+
+
 def _from_one(number):
     return number - 1 if isinstance(number, (int, float)) else number
 
@@ -49,8 +56,5 @@ def build() -> list[Page]:
         task = common.Task(predict, {"text": text, "top_k": top_k}, [filled, plot, tokens, raw], page_id=TAB_ID,
                            api_name="fill_mask")
         page = task.build(button, text, rows=examples()["fill_mask"])
-        with gr.Row():
-            mask = gr.Number(1, precision=0, minimum=1, label=t("why.mask"), min_width=160)
-            guess = gr.Number(1, precision=0, minimum=1, label=t("why.guess"), min_width=160)
-        why.section(explain, {"text": text, "mask": mask, "guess": guess}, page_id=TAB_ID, api_name="explain_fill_mask")
+        why.section(explain, {"text": text}, page_id=TAB_ID, api_name="explain_fill_mask", choices=_which)
     return [page]

@@ -157,8 +157,10 @@ def _build_generation() -> Page:
         None, cancels=[*task.events, loaded]
     )
     strategy.change(controls_for, strategy, [temperature, top_k, top_p, num_beams, seed], api_visibility="private")
-    sequence = gr.Number(1, precision=0, minimum=1, maximum=LIMITS.max_sequences, label=t("why.sequence"),
-                         min_width=160)
-    why.section(explain, {"prompt": prompt, "result": raw, "sequence": sequence}, page_id=TAB_ID,
-                api_name="explain_generation", link=written)
+    def which() -> dict:
+        return {"sequence": gr.Number(1, precision=0, minimum=1, maximum=LIMITS.max_sequences, label=t("why.sequence"),
+                                      min_width=120)}
+
+    why.section(explain, {"prompt": prompt, "result": raw}, page_id=TAB_ID, api_name="explain_generation",
+                link=written, choices=which)
     return page

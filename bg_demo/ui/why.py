@@ -49,14 +49,15 @@ def first_input(text, *_):
     return text
 
 
-def section(explain, inputs: dict, *, page_id: str, api_name: str, link=first_input) -> None:
+def section(explain, inputs: dict, *, page_id: str, api_name: str, link=first_input, choices=None) -> None:
     """A closed "Why?" panel: layer and head choices, an Explain button, the rows and the summary, and a
     named API endpoint. explain(*inputs, layer, head) -> Explanation, layer/head None for "last"/"mean";
     link(*inputs) is the text the Attention tab is opened with (None: no link, for a model that tab does not
-    show)."""
+    show); choices() makes the panel's own inputs (which mask, entity or sequence), added after `inputs`."""
     with gr.Accordion(t("why.title"), open=False):
         gr.Markdown(t("why.about"))
         with gr.Row(equal_height=True):
+            inputs = {**inputs, **(choices() if choices else {})}
             layer = gr.Dropdown([("last", "last"), *((str(i), str(i)) for i in range(LAYERS))], value="last",
                                 label=t("why.layer"), min_width=120)
             head = gr.Dropdown([(t("why.mean"), "mean"), *((str(i), str(i)) for i in range(HEADS))], value="mean",
