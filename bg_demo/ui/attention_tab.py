@@ -106,7 +106,7 @@ def build() -> list[Page]:
         controls = [state, view, layer, head, hide, stat]
         view_fields = {"view": view, "layer": layer, "head": head, "hide": hide, "stat": stat}
         page = task.wire(button, text, fields=view_fields)
-        redraw = task.also(draw, 1)  # its errors (and the export's) go to the page's error box too
+        redraw = common.shown_inline(draw, 1)  # its errors (and the export's) go to the page's error box too
         state.change(fit_sliders, [state, layer, head], [layer, head], api_visibility="private").then(
             redraw, controls, [plot, task.error], api_visibility="private"
         )
@@ -118,5 +118,5 @@ def build() -> list[Page]:
             api_visibility="private",
             trigger_mode="always_last",
         )
-        export_button.click(task.also(export, 1), controls, [files, task.error], api_visibility="private")
+        export_button.click(common.shown_inline(export, 1), controls, [files, task.error], api_visibility="private")
     return [page]

@@ -262,10 +262,6 @@ class Task:
             share_row(self.page_id, fields)
         return Page(self.page_id, fields, runs=(self.run(needs),))
 
-    def also(self, fn, n_outputs: int):
-        """Another of the page's handlers (a redraw, an export) whose errors go to the same box."""
-        return shown_inline(fn, n_outputs)
-
     def run(self, needs: tuple = ()) -> Run:
         return Run(self.handler, list(self.inputs.values()), self.targets, needs, self.options)
 

@@ -104,7 +104,7 @@ def _attention_section() -> tuple[common.Task, dict]:
     with gr.Accordion(t("common.raw"), open=False):
         raw.render()
     task.wire(button, text, share=False)
-    redraw, plots = task.also(draw_heads, 2), [encoder_plot, decoder_plot, task.error]
+    redraw, plots = common.shown_inline(draw_heads, 2), [encoder_plot, decoder_plot, task.error]
     state.change(fit_sliders, [state, layer, head], [layer, head], api_visibility="private").then(
         redraw, [state, layer, head], plots, api_visibility="private"
     )

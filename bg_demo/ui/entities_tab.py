@@ -25,8 +25,7 @@ def predict(text: str, aggregation: str, progress=gr.Progress()):
 
 def explain(text: str, aggregation: str, entity: int, layer=None, head=None):
     """Why one entity of the table (counted from 1, grouped by the tab's aggregation) got its tags."""
-    number = entity - 1 if isinstance(entity, (int, float)) else entity
-    return backend.explain_entity(text, number, aggregation, layer, head)
+    return backend.explain_entity(text, why.from_one(entity), aggregation, layer, head)
 
 
 TAB_ID = "ner"

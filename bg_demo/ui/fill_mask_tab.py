@@ -21,7 +21,7 @@ def predict(text: str, top_k: int, progress=gr.Progress()):
 
 def explain(text: str, mask: int, guess: int, layer=None, head=None):
     """The explanation of one guess at one mask, both counted from 1 as the page shows them."""
-    return backend.explain_fill_mask(text, _from_one(mask), _from_one(guess), layer, head)
+    return backend.explain_fill_mask(text, why.from_one(mask), why.from_one(guess), layer, head)
 
 
 def _which() -> dict:
@@ -29,10 +29,6 @@ def _which() -> dict:
         "mask": gr.Number(1, precision=0, minimum=1, label=t("why.mask"), min_width=120),
         "guess": gr.Number(1, precision=0, minimum=1, maximum=LIMITS.max_top_k, label=t("why.guess"), min_width=120),
     }
-
-
-def _from_one(number):
-    return number - 1 if isinstance(number, (int, float)) else number
 
 
 TAB_ID = "fill_mask"

@@ -45,6 +45,12 @@ def fit(raw):
     return gr.Dropdown(choices=layers), gr.Dropdown(choices=heads)
 
 
+def from_one(number):
+    """A count the page shows from 1 (mask, guess, entity) as the backend's index from 0; anything else is
+    passed on for the backend to refuse with its message."""
+    return number - 1 if isinstance(number, (int, float)) else number
+
+
 def first_input(text, *_):
     return text
 
