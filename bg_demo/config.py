@@ -18,14 +18,16 @@ DEFAULT_MODELS = {
     "decoder": "openai-community/gpt2",
 }
 
-# role -> the only Hub ids a user may pick in the UI (never free text, never remote code)
+# role -> the only Hub ids a user may pick in the UI (never free text, never remote code), the default first
 ALLOWED_MODELS = {
     "encoder": (
         DEFAULT_MODELS["encoder"],
         "google-bert/bert-large-uncased",
         "google-bert/bert-base-cased",
-        "google-bert/bert-base-multilingual-cased",
         "distilbert/distilbert-base-uncased",
+        "google-bert/bert-base-multilingual-cased",
+        # a BERT body without MLM/NSP heads, kept on purpose: fill-mask and NSP say why they cannot use it
+        "sentence-transformers/all-MiniLM-L6-v2",
     ),
     "sentiment": (DEFAULT_MODELS["sentiment"],),
     "ner": (DEFAULT_MODELS["ner"],),
@@ -34,7 +36,54 @@ ALLOWED_MODELS = {
         DEFAULT_MODELS["decoder"],
         "distilbert/distilgpt2",
         "openai-community/gpt2-medium",
+        "skt/kogpt2-base-v2",
+        "rinna/japanese-gpt2-small",
     ),
+}
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What a picker may say about an allowed model (data only: the UI words and formats it)."""
+
+    family: str  # the architecture's usual name: "BERT", "DistilBERT", "MiniLM", "GPT-2", "DistilGPT-2"
+    language: str  # "en", "ko", "ja", or "multilingual" (mBERT: 104 languages)
+    parameters: int  # about how many, heads included, as the model card rounds them
+
+
+MODEL_INFO = {
+    "google-bert/bert-base-uncased": ModelInfo("BERT", "en", 110_000_000),
+    "google-bert/bert-large-uncased": ModelInfo("BERT", "en", 340_000_000),
+    "google-bert/bert-base-cased": ModelInfo("BERT", "en", 110_000_000),
+    "distilbert/distilbert-base-uncased": ModelInfo("DistilBERT", "en", 66_000_000),
+    "google-bert/bert-base-multilingual-cased": ModelInfo("BERT", "multilingual", 179_000_000),
+    "sentence-transformers/all-MiniLM-L6-v2": ModelInfo("MiniLM", "en", 23_000_000),
+    "distilbert/distilbert-base-uncased-finetuned-sst-2-english": ModelInfo("DistilBERT", "en", 67_000_000),
+    "dslim/bert-base-NER": ModelInfo("BERT", "en", 108_000_000),
+    "deepset/bert-base-cased-squad2": ModelInfo("BERT", "en", 108_000_000),
+    "openai-community/gpt2": ModelInfo("GPT-2", "en", 124_000_000),
+    "distilbert/distilgpt2": ModelInfo("DistilGPT-2", "en", 82_000_000),
+    "openai-community/gpt2-medium": ModelInfo("GPT-2", "en", 355_000_000),
+    "skt/kogpt2-base-v2": ModelInfo("GPT-2", "ko", 125_000_000),
+    "rinna/japanese-gpt2-small": ModelInfo("GPT-2", "ja", 110_000_000),
+}
+
+# Hub id -> how its tokenizer must be loaded, as its model card says (`models.load_tokenizer` applies it; checked
+# against transformers 5.23). "tokenizer_class" names the class to load with (default AutoTokenizer); the rest
+# are `from_pretrained` keyword arguments, and two that 5.x's tokenizers-backed classes accept but ignore are
+# carried out by the loader itself: do_lower_case (a Lowercase normalizer) and add_eos_token.
+TOKENIZER_OPTIONS = {
+    # its tokenizer.json names no special tokens; the card passes them (</s> both begins and ends a text)
+    "skt/kogpt2-base-v2": {
+        "tokenizer_class": "PreTrainedTokenizerFast",
+        "bos_token": "</s>", "eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>", "mask_token": "<mask>",
+    },
+    # SentencePiece (spiece.model, read with the `sentencepiece` and `protobuf` packages) through T5Tokenizer, which
+    # would add 100 <extra_id_*> tokens and an </s> after every text; the card lower-cases ("due to some bug of
+    # tokenizer config loading")
+    "rinna/japanese-gpt2-small": {
+        "tokenizer_class": "T5Tokenizer", "do_lower_case": True, "extra_ids": 0, "add_eos_token": False,
+    },
 }
 
 
@@ -58,14 +107,55 @@ class Limits:
     batch_rows: int = 32  # rows the decoding engine runs at once; later requests wait for a free row
 
 
+# What the loaded models' weights (parameters + buffers) may take at once before the least recently used ones
+# are unloaded; BG_DEMO_MEMORY_BUDGET_GB overrides it (GiB, 2**30 bytes). 6 GiB suits a free 16 GB Space: the five
+# roles' defaults take ~2.1 GB in float32 (bert-base 0.44, sentiment 0.27, NER 0.43, QA 0.43, GPT-2 0.50), so a
+# class may also pick bert-large (1.34) and gpt2-medium (1.42) and a few small ones before anything is unloaded,
+# and ~10 GB stay for what grows with use: the Python/torch/Gradio process (~1.5 GB), the decoding engine's KV
+# cache (GPT-2, 32 rows of 1,024 tokens: 2.4 GB; gpt2-medium: 6.4 GB at worst), integrated-gradients batches,
+# attention maps, and the model being loaded while the budget is full (it is measured once it is in memory).
+DEFAULT_MEMORY_BUDGET_GB = 6.0
+
+
 @dataclass(frozen=True)
 class Settings:
     sources: dict[str, str]  # role -> Hub id or local folder
     device: str  # "cuda", "mps" or "cpu"
     dtype: str  # torch dtype name: "float16" on CUDA, "float32" elsewhere
+    model_dir: str = ""  # BG_DEMO_MODEL_DIR: DIR/<role> and DIR/hub/<org>--<name> hold local copies
+    memory_budget: int = int(DEFAULT_MEMORY_BUDGET_GB * 2**30)  # bytes of weights kept loaded at once
 
     def source(self, role: str) -> str:
         return self.sources[role]
+
+    def location(self, model_id: str) -> str:
+        """Where a model loads from: an allowed Hub id from its local copy when there is one (see `hub_folder`),
+        else from the Hub or its cache; a local folder is its own location."""
+        if self.model_dir and model_id in ALLOWED_IDS:
+            folder = hub_folder(self.model_dir, model_id)
+            if folder.is_dir():
+                return str(folder)
+        return model_id
+
+
+ALLOWED_IDS = frozenset(model for models in ALLOWED_MODELS.values() for model in models)
+
+
+def hub_folder(model_dir, model_id: str) -> Path:
+    """The local copy of Hub model `org/name`: DIR/hub/org--name (written by `python -m bg_demo download DIR --all`)."""
+    return Path(model_dir) / "hub" / model_id.replace("/", "--")
+
+
+def memory_budget(env=os.environ) -> int:
+    """BG_DEMO_MEMORY_BUDGET_GB (GiB, a positive number) in bytes, else DEFAULT_MEMORY_BUDGET_GB."""
+    value = env.get("BG_DEMO_MEMORY_BUDGET_GB", "").strip()
+    try:
+        gib = float(value) if value else DEFAULT_MEMORY_BUDGET_GB
+    except ValueError:
+        gib = float("nan")
+    if not gib > 0:
+        raise ValueError(f"BG_DEMO_MEMORY_BUDGET_GB must be a positive number of GiB, e.g. 6; got {value!r}")
+    return int(gib * 2**30)
 
 
 def model_source(role: str, env=os.environ) -> str:
@@ -103,6 +193,8 @@ def settings() -> Settings:
         sources={role: model_source(role) for role in ROLES},
         device=device,
         dtype="float16" if device.startswith("cuda") else "float32",
+        model_dir=os.environ.get("BG_DEMO_MODEL_DIR", "").strip(),
+        memory_budget=memory_budget(),
     )
 
 

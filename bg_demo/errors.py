@@ -1,8 +1,22 @@
-"""Errors with messages a student can act on: one type for user mistakes, one for missing models."""
+"""Errors with messages a student can act on: one type for user mistakes, one for missing models.
+
+A message is a text key with its values (`InputError("error.text_empty", what=...)`), put into words when it
+is shown, in the language being served (see `bg_demo.text`); `str(error)` gives those words."""
+
+from bg_demo.config import DEFAULT_MODELS
+from bg_demo.text import Text, tables
 
 
 class BgDemoError(Exception):
     """Base class: every message here is meant to be shown to the user as it is."""
+
+    def __init__(self, message: str, /, **values):
+        # a key of bg_demo.text, or words already made (a model's own error, passed on as it is)
+        self.text = Text(message, **values) if message in tables()["en"] else None
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        return str(self.text) if self.text is not None else super().__str__()
 
 
 class InputError(BgDemoError, ValueError):
@@ -14,10 +28,16 @@ class ModelUnavailableError(BgDemoError, RuntimeError):
 
     def __init__(self, role: str, model_id: str, reason: str):
         self.role, self.model_id, self.reason = role, model_id, reason
-        env = f"BG_DEMO_{role.upper()}"
-        super().__init__(
-            f"The {role} model '{model_id}' could not be loaded ({reason}). "
-            f"Fix: on a machine with internet run `python -m bg_demo download DIR` and start the app "
-            f"with BG_DEMO_MODEL_DIR=DIR, or set {env} to a local model folder. "
-            f"The other tabs keep working; this one retries on the next request."
-        )
+        super().__init__("error.model_unavailable", role=role, model=model_id, reason=reason,
+                         env=f"BG_DEMO_{role.upper()}")
+
+
+class MissingHeadError(InputError):
+    """The model has no trained weights for the head a task reads (loaded anyway, they would be random numbers).
+    `head` is "mlm" (masked words), "nsp" (next sentence) or "lm" (next token); the message says what to pick."""
+
+    ROLES = {"mlm": "encoder", "nsp": "encoder", "lm": "decoder"}  # where the model to pick instead is found
+
+    def __init__(self, model_id: str, head: str):
+        self.model_id, self.head = model_id, head
+        super().__init__(f"error.missing_head.{head}", model=model_id, instead=DEFAULT_MODELS[self.ROLES[head]])

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import gc
+import itertools
 import logging
 import os
 import socket
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -107,16 +109,46 @@ def device_turn(device: str) -> DeviceTurn:
 @dataclass(eq=False)
 class LoadedModel:
     role: str
-    model_id: str
+    model_id: str  # the Hub id, or the local folder a role was configured with
     tokenizer: Any
     model: Any  # a transformers PreTrainedModel in eval mode on `device`
     device: str
     load_seconds: float = 0.0
     lock: DeviceTurn = field(default=None, repr=False)  # the device's turn, shared by the models on it
+    missing_heads: frozenset[str] = frozenset()  # heads with no trained weights: "mlm", "nsp" (encoder), "lm" (decoder)
+    nbytes: int = 0  # parameters + buffers, what the store's memory budget counts
+    location: str = ""  # where it was loaded from: `model_id`, or a local copy of it
+    _evicted: bool = field(default=False, init=False, repr=False)
+    _on_evict: list = field(default_factory=list, init=False, repr=False)  # callbacks, until it is evicted
+    _evict_guard: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.lock is None:
             self.lock = device_turn(self.device)
+
+    @property
+    def evicted(self) -> bool:
+        """Whether the store has dropped it (requests that hold it still work; new ones load it again)."""
+        return self._evicted
+
+    def on_evict(self, callback) -> None:
+        """Call `callback(self)` when the store drops this model (at once if it already has): whatever was made
+        for it (a decoding engine) lets go of it then, so its memory can be freed."""
+        with self._evict_guard:
+            if not self._evicted:
+                self._on_evict.append(callback)
+                return
+        callback(self)
+
+    def mark_evicted(self) -> None:
+        """The store dropped it: run the callbacks, once. Called outside the store's locks; never blocks on a model call."""
+        with self._evict_guard:
+            self._evicted, callbacks, self._on_evict = True, self._on_evict, []
+        for callback in callbacks:
+            try:
+                callback(self)
+            except Exception:  # noqa: BLE001 - one failing callback must not keep the others from letting go
+                log.exception("an eviction callback of %s failed", self.model_id)
 
     @contextmanager
     def use(self, *, eager_attention: bool = False, batch: bool = False):
@@ -168,34 +200,115 @@ def _reason(exc: BaseException) -> str:
     return first if len(first) <= 240 else first[:237] + "..."
 
 
-def load_model(role: str, source: str) -> LoadedModel:
-    """Load one role's tokenizer and model; any failure becomes a ModelUnavailableError."""
+def load_tokenizer(location: str, options: dict):
+    """A tokenizer loaded with its model's quirks (`config.TOKENIZER_OPTIONS`), including the two that transformers
+    5's tokenizers-backed classes take but ignore: `do_lower_case` and `add_eos_token`."""
+    import transformers
+
+    options = dict(options)
+    tokenizer = _from_pretrained(getattr(transformers, options.pop("tokenizer_class", "AutoTokenizer")), location,
+                                 **options)
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if options.get("do_lower_case") and backend is not None:
+        normalizer = backend.normalizer
+        if normalizer is None or normalizer.normalize_str("A") != "a":
+            from tokenizers import normalizers
+
+            # first, as the slow tokenizer lower-cased the text before SentencePiece normalised it
+            backend.normalizer = normalizers.Sequence([normalizers.Lowercase(), *([normalizer] if normalizer else [])])
+    if "add_eos_token" in options:
+        tokenizer.add_eos_token = options["add_eos_token"]  # rebuilds the post-processor (T5Tokenizer's adds </s>)
+    return tokenizer
+
+
+def missing_heads(role: str, model, missing_keys) -> frozenset[str]:
+    """The heads a checkpoint has no weights for (`from_pretrained` gave them random ones), or the model class has
+    none of: "mlm" and "nsp" for the encoder (a MiniLM body has neither; DistilBERT has no NSP), "lm" for the
+    decoder (a tied LM head shares the token embeddings, so it is missing only when they are)."""
+    body = model.base_model_prefix + "."
+    heads = {key for key in missing_keys if not key.startswith(body)}  # e.g. cls.predictions.bias, lm_head.weight
+    found = set()
+    if role == "encoder":
+        nsp = {key for key in heads if "seq_relationship" in key}
+        has_nsp = getattr(getattr(model, "cls", None), "seq_relationship", None) is not None
+        if nsp or not has_nsp or any(key.startswith(body + "pooler.") for key in missing_keys):
+            found.add("nsp")  # the NSP head reads the pooler's output
+        if heads - nsp or model.get_output_embeddings() is None:
+            found.add("mlm")
+    elif role == "decoder" and (heads or model.get_output_embeddings() is None):
+        found.add("lm")
+    return frozenset(found)
+
+
+def model_bytes(model) -> int:
+    """Bytes of a model's parameters and buffers, a tied weight counted once."""
+    tensors = {id(tensor): tensor for tensor in itertools.chain(model.parameters(), model.buffers())}
+    return sum(tensor.numel() * tensor.element_size() for tensor in tensors.values())
+
+
+def load_model(role: str, model_id: str) -> LoadedModel:
+    """Load a role's tokenizer and model, from a local copy when there is one (`Settings.location`); any failure
+    becomes a ModelUnavailableError. Records the heads it has no trained weights for, and its size."""
     import torch
     import transformers
 
     settings = config.settings()
+    location = settings.location(model_id)
     started = time.perf_counter()
-    log.info("loading the %s model %s on %s", role, source, settings.device)
+    log.info("loading the %s model %s from %s on %s", role, model_id, location, settings.device)
     try:
-        tokenizer = _from_pretrained(transformers.AutoTokenizer, source)
+        tokenizer = load_tokenizer(location, config.TOKENIZER_OPTIONS.get(model_id, {}))
         model_class = getattr(transformers, MODEL_CLASSES[role])
-        model = _from_pretrained(model_class, source, dtype=getattr(torch, settings.dtype))
+        model, info = _from_pretrained(model_class, location, dtype=getattr(torch, settings.dtype),
+                                       output_loading_info=True)
         model.to(settings.device).eval()
     except Exception as exc:  # noqa: BLE001 - every failure must reach the user as one actionable message
-        raise ModelUnavailableError(role, source, _reason(exc)) from exc
+        raise ModelUnavailableError(role, model_id, _reason(exc)) from exc
+    missing = missing_heads(role, model, info["missing_keys"])
+    if missing:
+        log.warning("%s has no trained weights for its %s head(s); the tasks that read them refuse it",
+                    model_id, ", ".join(sorted(missing)))
     seconds = time.perf_counter() - started
-    log.info("loaded the %s model %s in %.1f s", role, source, seconds)
-    return LoadedModel(role, source, tokenizer, model, settings.device, seconds)
+    log.info("loaded the %s model %s in %.1f s", role, model_id, seconds)
+    return LoadedModel(role, model_id, tokenizer, model, settings.device, seconds, missing_heads=missing,
+                       nbytes=model_bytes(model), location=location)
+
+
+@dataclass(frozen=True)
+class LoadedInfo:
+    role: str
+    model_id: str
+    nbytes: int  # parameters + buffers
+    missing_heads: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class StoreSnapshot:
+    """What is in memory, for the UI: read-only, taken at one moment."""
+
+    budget: int  # bytes of weights the store keeps loaded at once
+    used: int  # bytes the loaded models take together
+    models: tuple[LoadedInfo, ...]  # least recently used first: the first is the next to be unloaded
 
 
 class ModelStore:
-    """Loads each (role, model id) once, on first use; a failed load is not cached, so the next request retries."""
+    """Loads each (role, model id) once, on first use, and keeps the loaded ones within a memory budget by
+    unloading the least recently used; a failed load is not cached, so the next request retries.
 
-    def __init__(self, loader=load_model):
+    Unloading drops a model from the store only: a request that holds it keeps it and finishes, and what was made
+    for it lets go when told (`LoadedModel.on_evict`), so its memory is freed once the last user is done. The budget
+    is checked with the new model's measured size once it is loaded; one bigger than the budget is kept alone."""
+
+    def __init__(self, loader=load_model, budget: int | None = None):
         self._loader = loader
-        self._loaded: dict[tuple[str, str], LoadedModel] = {}
+        self._budget = budget  # None: the settings' (BG_DEMO_MEMORY_BUDGET_GB)
+        self._loaded: OrderedDict[tuple[str, str], LoadedModel] = OrderedDict()  # least recently used first
         self._key_locks: dict[tuple[str, str], threading.Lock] = {}
-        self._guard = threading.Lock()
+        self._guard = threading.Lock()  # over the two dicts only: never held while a model loads
+
+    @property
+    def budget(self) -> int:
+        return self._budget if self._budget is not None else config.settings().memory_budget
 
     def resolve(self, role: str, model_id: str | None = None) -> str:
         default = config.settings().source(role)
@@ -203,28 +316,76 @@ class ModelStore:
             return default
         if model_id not in config.ALLOWED_MODELS[role]:
             allowed = ", ".join(config.ALLOWED_MODELS[role])
-            raise InputError(f"'{model_id}' is not offered for the {role} role. Pick one of: {allowed}.")
+            raise InputError("error.not_offered", model=model_id, role=role, choices=allowed)
         return model_id
 
     def get(self, role: str, model_id: str | None = None) -> LoadedModel:
+        """The loaded model (loading it first if needed), now the most recently used."""
         key = (role, self.resolve(role, model_id))
-        if (loaded := self._loaded.get(key)) is not None:
-            return loaded
         with self._guard:
+            if (loaded := self._touch(key)) is not None:
+                return loaded
             key_lock = self._key_locks.setdefault(key, threading.Lock())
-        with key_lock:  # one load per key; loads of other roles go on in parallel
-            if (loaded := self._loaded.get(key)) is None:
-                loaded = self._loader(*key)
+        with key_lock:  # one load per key; loads of other keys go on in parallel
+            with self._guard:
+                if (loaded := self._touch(key)) is not None:
+                    return loaded
+            loaded = self._loader(*key)
+            budget = self.budget
+            with self._guard:
+                evicted = self._make_room(getattr(loaded, "nbytes", 0), budget)
                 self._loaded[key] = loaded
+        self._let_go(evicted)
         return loaded
+
+    def _touch(self, key) -> LoadedModel | None:  # under self._guard
+        loaded = self._loaded.get(key)
+        if loaded is not None:
+            self._loaded.move_to_end(key)
+        return loaded
+
+    def _make_room(self, nbytes: int, budget: int) -> list[LoadedModel]:  # under self._guard
+        """Drop the least recently used models until `nbytes` more fit in the budget (or none is left)."""
+        used = sum(getattr(loaded, "nbytes", 0) for loaded in self._loaded.values())
+        evicted = []
+        while self._loaded and used + nbytes > budget:
+            _, loaded = self._loaded.popitem(last=False)
+            used -= getattr(loaded, "nbytes", 0)
+            evicted.append(loaded)
+        if nbytes > budget:
+            log.warning("a model of %.2f GiB is bigger than the whole memory budget (%.2f GiB): it is kept alone",
+                        nbytes / 2**30, budget / 2**30)
+        return evicted
+
+    def _let_go(self, evicted: list[LoadedModel]) -> None:
+        """Tell each dropped model it is dropped (outside the locks), then collect what nothing holds any more."""
+        for loaded in evicted:
+            log.info("unloading the %s model %s (%.2f GiB) to stay within the memory budget", loaded.role,
+                     loaded.model_id, getattr(loaded, "nbytes", 0) / 2**30)
+            loaded.mark_evicted()
+        if evicted:
+            gc.collect()  # transformers models hold reference cycles: free their tensors now, not at some later gc
 
     def is_loaded(self, role: str, model_id: str | None = None) -> bool:
         return (role, self.resolve(role, model_id)) in self._loaded
 
-    def clear(self) -> None:
+    def snapshot(self) -> StoreSnapshot:
+        """The loaded models (least recently used first), their sizes and the budget, for the UI."""
         with self._guard:
+            models = tuple(
+                LoadedInfo(role, model_id, getattr(loaded, "nbytes", 0), tuple(sorted(loaded.missing_heads)))
+                for (role, model_id), loaded in self._loaded.items()
+            )
+        return StoreSnapshot(self.budget, sum(info.nbytes for info in models), models)
+
+    def clear(self) -> None:
+        """Drop every model (as unloading does: requests that hold one finish)."""
+        with self._guard:
+            evicted = list(self._loaded.values())
             self._loaded.clear()
             self._key_locks.clear()
+        for loaded in evicted:
+            loaded.mark_evicted()
 
 
 STORE = ModelStore()
@@ -237,3 +398,8 @@ def get(role: str, model_id: str | None = None) -> LoadedModel:
 
 def is_loaded(role: str, model_id: str | None = None) -> bool:
     return STORE.is_loaded(role, model_id)
+
+
+def snapshot() -> StoreSnapshot:
+    """Which models are in memory, their bytes, and the budget."""
+    return STORE.snapshot()

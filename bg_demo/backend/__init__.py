@@ -55,6 +55,7 @@ __all__ = [
     "mlm_corruption",
     "model_facts",
     "model_is_loaded",
+    "model_memory",
     "model_source",
     "next_sentence",
     "next_token",
@@ -66,11 +67,18 @@ __all__ = [
 ]
 
 
-def model_is_loaded(role: str) -> bool:
-    """Whether the role's configured model is already in memory (the UI warns before a first load)."""
+def model_is_loaded(role: str, model_id: str | None = None) -> bool:
+    """Whether the role's model (its configured one unless `model_id`) is in memory (the UI warns before a load)."""
     from bg_demo.models import is_loaded
 
-    return is_loaded(role)
+    return is_loaded(role, model_id)
+
+
+def model_memory():
+    """Which models are in memory (least recently used first), their bytes, and the budget: a `models.StoreSnapshot`."""
+    from bg_demo.models import snapshot
+
+    return snapshot()
 
 
 def model_source(role: str) -> str:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 
 import numpy as np
 
 from bg_demo.config import LIMITS
-from bg_demo.errors import InputError
+from bg_demo.errors import InputError, MissingHeadError
+from bg_demo.text import Text, tables
 
 
 class Result:
@@ -30,15 +30,20 @@ def jsonable(value):
     return value
 
 
+def field(what: str):
+    """The name of an input, in the words of the language being served when it has a text (else as given)."""
+    return Text(f"field.{what}") if f"field.{what}" in tables()["en"] else what
+
+
 def require_text(text, what: str = "text", max_chars: int = LIMITS.max_chars, *, strip: bool = True) -> str:
     """The text (stripped of surrounding whitespace unless `strip` is False, so that character
     offsets stay those of the caller's text), or an InputError saying what to change."""
     if not isinstance(text, str):
-        raise InputError(f"The {what} must be text.")
+        raise InputError("error.not_text", what=field(what))
     if not text.strip():
-        raise InputError(f"The {what} is empty: type a sentence first.")
+        raise InputError("error.empty", what=field(what))
     if len(text) > max_chars:
-        raise InputError(f"The {what} is {len(text):,} characters long; the limit is {max_chars:,}. Shorten it.")
+        raise InputError("error.too_long", what=field(what), n=len(text), limit=max_chars)
     return text.strip() if strip else text
 
 
@@ -47,9 +52,9 @@ def require_float(value, what: str, low: float, high: float) -> float:
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise InputError(f"{what} must be a number between {low} and {high}; got {value!r}.") from None
+        raise InputError("error.not_number", what=field(what), low=low, high=high, got=repr(value)) from None
     if not low <= number <= high:
-        raise InputError(f"{what} must be between {low} and {high}; got {number:g}.")
+        raise InputError("error.out_of_range", what=field(what), low=low, high=high, got=f"{number:g}")
     return number
 
 
@@ -60,9 +65,9 @@ def require_int(value, what: str, low: int, high: int) -> int:
     except (TypeError, ValueError):
         number = float("nan")
     if not number.is_integer():
-        raise InputError(f"{what} must be a whole number between {low} and {high}; got {value!r}.")
+        raise InputError("error.not_whole", what=field(what), low=low, high=high, got=repr(value))
     if not low <= number <= high:
-        raise InputError(f"{what} must be between {low} and {high}; got {int(number)}.")
+        raise InputError("error.out_of_range", what=field(what), low=low, high=high, got=int(number))
     return int(number)
 
 
@@ -75,35 +80,16 @@ def max_tokens(tokenizer, model) -> int:
 
 def check_length(n_tokens: int, limit: int, role: str, what: str = "text") -> None:
     if n_tokens > limit:
-        raise InputError(
-            f"The {what} makes {n_tokens} tokens; the {role} model reads at most {limit}. Shorten it."
-        )
+        raise InputError("error.too_many_tokens", what=field(what), n=n_tokens, role=role, limit=limit)
+
+
+def require_head(loaded, head: str) -> None:
+    """A MissingHeadError unless the loaded model has trained weights for `head` ("mlm", "nsp" or "lm"): without
+    them its predictions would come from random numbers."""
+    if head in getattr(loaded, "missing_heads", ()):
+        raise MissingHeadError(loaded.model_id, head)
 
 
 def softmax(logits: np.ndarray, axis: int = -1) -> np.ndarray:
     shifted = np.exp(logits - logits.max(axis=axis, keepdims=True))
     return shifted / shifted.sum(axis=axis, keepdims=True)
-
-
-def readable(token_text: str) -> str:
-    """A token's text fit for a label: newlines and tabs drawn as symbols, nothing else changed."""
-    return token_text.replace("\r", "").replace("\n", "⏎").replace("\t", "⇥")
-
-
-@functools.cache
-def _byte_decoder() -> dict[str, int]:
-    from transformers.convert_slow_tokenizer import bytes_to_unicode
-
-    return {char: byte for byte, char in bytes_to_unicode().items()}
-
-
-def token_text(tokenizer, token_id: int) -> str:
-    """One token as a student should read it: its decoded text, or, for a byte-level piece of a
-    multi-byte character (which decodes alone to U+FFFD), its raw bytes written as \\xe2."""
-    text = tokenizer.decode([token_id])
-    if "\ufffd" in text:
-        piece = tokenizer.convert_ids_to_tokens(token_id)
-        decoder = _byte_decoder()
-        if all(char in decoder for char in piece):
-            text = bytes(decoder[char] for char in piece).decode("utf-8", errors="backslashreplace")
-    return readable(text)

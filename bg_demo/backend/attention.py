@@ -13,12 +13,12 @@ from bg_demo.backend._common import (
     jsonable,
     require_int,
     require_text,
-    token_text,
 )
 from bg_demo.backend._common import (
     max_tokens as model_max_tokens,
 )
 from bg_demo.errors import InputError
+from bg_demo.tokens import display_tokens
 
 ATTENTION_MAX_TOKENS = 128  # more makes heatmaps unreadable and a figure megabytes of JSON
 ATTENTION_TYPES = {"encoder": "bidirectional", "decoder": "causal"}  # role -> who may attend to whom
@@ -31,7 +31,7 @@ VIEWS = ("head", "layer", "overview", "lines", "mean", "rollout")  # what the at
 class AttentionResult(Result):
     text: str
     role: str  # "encoder" or "decoder"
-    tokens: tuple[str, ...]  # display strings, one per token; [CLS]/[SEP] included for BERT
+    tokens: tuple[str, ...]  # display strings (bg_demo.tokens), one per token; [CLS]/[SEP] included for BERT
     special: tuple[bool, ...]  # [CLS], [SEP] or <|endoftext|>
     weights: np.ndarray  # (L, H, Q, K) float32; row q holds query q's weights over the keys, summing to 1
     truncated: bool  # the text made more than max_tokens tokens and only the first ones were read
@@ -97,16 +97,8 @@ def sink_tokens(special, attention_type: str) -> tuple[bool, ...]:
 
 def require_role(role) -> str:
     if role not in ATTENTION_TYPES:
-        raise InputError(f"Attention is shown for the roles 'encoder' (BERT) and 'decoder' (GPT-2); got {role!r}.")
+        raise InputError("error.attention_role", got=repr(role))
     return role
-
-
-def display_tokens(tokenizer, ids: list[int], role: str) -> tuple[str, ...]:
-    """WordPiece tokens as they are (## marks a piece); GPT-2's decoded, newlines as ⏎, a lone space as ␣."""
-    if role == "encoder":
-        return tuple(tokenizer.convert_ids_to_tokens(ids))
-    labels = (token_text(tokenizer, i) for i in ids)
-    return tuple(label if label.strip() else label.replace(" ", "␣") or "␣" for label in labels)
 
 
 def attention(
@@ -126,7 +118,7 @@ def attention(
             output = model.base_model(**encoding, output_attentions=True)
         weights = torch.stack(output.attentions)[:, 0].float().cpu().numpy()  # (L, H, Q, K)
         ids = encoding["input_ids"][0].tolist()
-        tokens = display_tokens(tokenizer, ids, role)
+        tokens = display_tokens(tokenizer, ids)  # bg_demo.tokens: the same labels as every other view
         marks = {tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.bos_token_id, tokenizer.eos_token_id}
     special = tuple(i in marks - {None} for i in ids)
     return AttentionResult(
@@ -206,7 +198,7 @@ def attention_view(
     weights, tokens, sinks = visible(result, hide)
     n_layers, n_heads = weights.shape[:2]
     if view not in VIEWS:
-        raise InputError(f"Pick one of the views: {', '.join(VIEWS)}; got {view!r}.")
+        raise InputError("error.view", choices=", ".join(VIEWS), got=repr(view))
     layer = require_int(layer, "layer", 0, n_layers - 1)
     head = require_int(head, "head", 0, n_heads - 1)
     if view in ("head", "lines"):
@@ -215,7 +207,7 @@ def attention_view(
         return AttentionView(view, layer, None, ("head", "query", "key"), "weight", tokens, weights[layer])
     if view == "overview":
         if stat not in HEAD_STATS:
-            raise InputError(f"Pick one of the statistics: {', '.join(HEAD_STATS)}; got {stat!r}.")
+            raise InputError("error.stat", choices=", ".join(HEAD_STATS), got=repr(stat))
         values = getattr(head_stats(weights, sinks), stat)
         return AttentionView(view, layer, None, ("layer", "head"), stat, tokens, values)
     matrix = mean_over_heads(weights)[layer] if view == "mean" else rollout(weights)[layer]

@@ -13,10 +13,10 @@ import threading
 import time
 from dataclasses import replace
 
-from bg_demo.backend._common import token_text
 from bg_demo.backend.engine import Handle
 from bg_demo.backend.generate import BeamStep, GenerationResult, Request, TokenInfo, prompt_ids
 from bg_demo.config import LIMITS
+from bg_demo.tokens import display_tokens, readable_text
 
 _SLOTS: dict[int, threading.Lock] = {}  # id(loaded model) -> its one beam search at a time
 _SLOTS_GUARD = threading.Lock()
@@ -58,7 +58,7 @@ class BeamRecorder:
                 if row not in self._chains:
                     self._chains[row] = self._chains[row[:-1]] + (_pick(old_raw[parent[row[:-1]]], row[-1]),)
             totals = [self.totals[parent[row[:-1]]] + float(self._scores[parent[row[:-1]], row[-1]]) for row in rows]
-            beams = {(self.tokenizer.decode(list(row)), total) for row, total in zip(rows, totals)}
+            beams = {(readable_text(self.tokenizer, row), total) for row, total in zip(rows, totals)}
             self.steps.append(BeamStep(len(rows[0]), tuple(sorted(beams, key=lambda beam: -beam[1]))))
         else:
             totals = [0.0] * len(rows)
@@ -85,7 +85,8 @@ class BeamRecorder:
         else:  # its last token was chosen at the final step, which no later call saw
             old_rows, old_raw = self._raw
             picks = self._chains[row[:-1]] + (_pick(old_raw[old_rows.index(row[:-1])], row[-1]),)
-        return tuple(TokenInfo(token_text(self.tokenizer, t), t, p, rank) for t, p, rank in picks)
+        labels = display_tokens(self.tokenizer, [t for t, _, _ in picks])  # as the engine's rows are labelled
+        return tuple(TokenInfo(label, t, p, rank) for label, (t, p, rank) in zip(labels, picks))
 
 
 def _pick(log_probs, token: int) -> tuple[int, float, int]:
@@ -131,7 +132,7 @@ def _search(loaded, request: Request, handle: Handle, base: GenerationResult) ->
 
     def result(recorder, rows, **fields) -> GenerationResult:
         return replace(
-            base, texts=tuple(recorder.tokenizer.decode(list(row)) for row in rows),
+            base, texts=tuple(readable_text(recorder.tokenizer, row) for row in rows),
             generated=tuple(recorder.tokens(row) for row in rows), beam_steps=tuple(recorder.steps),
             seconds=time.monotonic() - started, **fields,
         )

@@ -8,6 +8,7 @@ import numpy as np
 
 from bg_demo import models
 from bg_demo.backend._common import Result, check_length, max_tokens, require_text, softmax
+from bg_demo.tokens import display_tokens
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ def classify(text: str, *, model_id: str | None = None) -> ClassifyResult:
         inputs = preprocess(loaded, tokenizer, model, text)
         with torch.inference_mode():
             logits = forward(model, inputs)[0].float().cpu().numpy()  # (num_labels,)
-        tokens = tuple(tokenizer.convert_ids_to_tokens(inputs["input_ids"][0].tolist()))
+        tokens = display_tokens(tokenizer, inputs["input_ids"][0].tolist())
     probs = probabilities(model.config, logits)
     order = np.argsort(-probs, kind="stable")
     scores = {model.config.id2label[int(i)]: float(probs[i]) for i in order}

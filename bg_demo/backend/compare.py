@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bg_demo import models
-from bg_demo.backend._common import Result, max_tokens, require_int, require_text, softmax, token_text
+from bg_demo.backend._common import Result, max_tokens, require_head, require_int, require_text, softmax
 from bg_demo.backend.attention import (
     ATTENTION_MAX_TOKENS,
     ATTENTION_TYPES,
@@ -24,6 +24,8 @@ from bg_demo.backend.attention import (
 from bg_demo.backend.fill_mask import MASK_PATTERN, Prediction, fill_mask
 from bg_demo.config import LIMITS
 from bg_demo.errors import InputError
+from bg_demo.text import Text, t
+from bg_demo.tokens import SPACE, display_token
 
 TIMING_TEXT = "The quick brown fox jumps over the lazy dog."  # the short input model_facts times
 TIMING_RUNS = 3
@@ -87,12 +89,34 @@ class SameWordResult(Result):
     decoder: WordTrack
 
 
+# Hangul, kana and CJK ideographs: scripts whose words are not set off by spaces (Japanese, Chinese) or
+# carry attached particles (Korean 학교에 = 학교 + 에), so a word there has no word boundary to match
+SPACELESS_SCRIPTS = re.compile(
+    "[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
+    "\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002fa1f]"
+)
+
+
 def find_word(text: str, word: str, what: str) -> tuple[int, int]:
-    """Character span of the first whole-word, case-insensitive occurrence of `word`, or an InputError."""
+    """Character span of the first whole-word, case-insensitive occurrence of `word`; for a word with Hangul,
+    kana or CJK characters and no whole-word occurrence, its first occurrence anywhere (日本 in 東京は日本の首都です,
+    학교 in 학교에 갔다); else an InputError."""
     match = re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text, flags=re.IGNORECASE)
+    if match is None and SPACELESS_SCRIPTS.search(word):
+        match = re.search(re.escape(word), text, flags=re.IGNORECASE)
     if match is None:
-        raise InputError(f"The word '{word}' is not in the {what} sentence. Pick a word that appears in both.")
+        raise InputError("error.word_missing", word=word, what=Text(f"error.word_missing.{what}"))
     return match.span()
+
+
+def word_tokens(offsets, shown, start: int, end: int) -> list[int]:
+    """The tokens whose character offsets overlap [start, end): a token that shares a character with the word
+    counts (a GPT-2 byte piece, a KoGPT2 token with the particle attached), special tokens ((0, 0)) and
+    space-only tokens (a lone ▁, whose offsets name the next character) do not."""
+    return [
+        k for k, ((s, e), label) in enumerate(zip(offsets, shown))
+        if e > s and s < end and e > start and label.strip(SPACE)
+    ]
 
 
 def word_track(role: str, texts, spans, model_id: str | None = None) -> WordTrack:
@@ -103,15 +127,19 @@ def word_track(role: str, texts, spans, model_id: str | None = None) -> WordTrac
     vectors, tokens, positions, split = [], [], [], False
     with loaded.use() as (tokenizer, model):
         for text, (start, end) in zip(texts, spans):
-            encoding = tokenizer(text, return_tensors="pt", truncation=True, max_length=max_tokens(tokenizer, model))
-            position = encoding.char_to_token(start)
-            if position is None:
-                raise InputError(f"The sentence is too long for the {role} model to reach the word. Shorten it.")
-            split |= encoding.char_to_token(end - 1) != position
+            encoding = tokenizer(text, return_tensors="pt", truncation=True, max_length=max_tokens(tokenizer, model),
+                                 return_offsets_mapping=True)
+            offsets = encoding.pop("offset_mapping")[0].tolist()
+            shown = display_tokens(tokenizer, encoding["input_ids"][0].tolist())
+            overlapping = word_tokens(offsets, shown, start, end)
+            if not overlapping:
+                raise InputError("error.word_out_of_reach", role=role)
+            position = overlapping[0]
+            split |= len(overlapping) > 1
             with torch.inference_mode():
                 hidden = model.base_model(**encoding.to(loaded.device), output_hidden_states=True).hidden_states
             vectors.append(torch.stack(hidden)[:, 0, position].double().cpu().numpy())  # (L + 1, D)
-            tokens.append(display_tokens(tokenizer, [int(encoding["input_ids"][0, position])], role)[0])
+            tokens.append(shown[position])
             positions.append(position)
     a, b = vectors
     similarity = (a * b).sum(-1) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1))  # (L + 1,)
@@ -132,17 +160,14 @@ def same_word(
     same_left = first[: spans[0][1]] == second[: spans[1][1]]
     notes = []
     if first == second:
-        notes.append(f"The two sentences are the same: change the words after '{word}' in one of them.")
+        notes.append(t("note.compare.same_sentences", word=word))
     elif not same_left:
-        notes.append(
-            f"The sentences differ before or in '{word}', so GPT-2 reads different inputs too and its vectors "
-            f"can differ. Keep everything up to '{word}' identical for the clean experiment."
-        )
+        notes.append(t("note.compare.differ_before", word=word))
     encoder = word_track("encoder", texts, spans, encoder_id)
     decoder = word_track("decoder", texts, spans, decoder_id)
     for track in (encoder, decoder):
         if track.split:
-            notes.append(f"The {track.role} splits '{word}' into several tokens; the first one is compared.")
+            notes.append(t(f"note.compare.split.{track.role}", word=word))
     return SameWordResult(first, second, word, same_left, tuple(notes), encoder, decoder)
 
 
@@ -164,6 +189,7 @@ def next_token_guesses(left: str, top_k: int, model_id: str | None = None) -> tu
     import torch
 
     loaded = models.get("decoder", model_id)
+    require_head(loaded, "lm")
     with loaded.use() as (tokenizer, model):
         ids = tokenizer(left)["input_ids"] if left else [tokenizer.bos_token_id]
         ids = ids[-max_tokens(tokenizer, model) :]  # the end nearest the gap matters most
@@ -172,7 +198,7 @@ def next_token_guesses(left: str, top_k: int, model_id: str | None = None) -> tu
             logits = model.get_output_embeddings()(hidden[0, -1])  # (V,): the vocabulary at the last token only
         probs = softmax(logits.float().cpu().numpy())
         best = np.argsort(-probs, kind="stable")[:top_k]
-        guesses = tuple(Prediction(token_text(tokenizer, int(i)), int(i), float(probs[i])) for i in best)
+        guesses = tuple(Prediction(display_token(tokenizer, int(i)), int(i), float(probs[i])) for i in best)
     return guesses, loaded.model_id
 
 
@@ -184,9 +210,7 @@ def predict_masked_both(
     top_k = require_int(top_k, "top-k", 1, LIMITS.max_top_k)
     masks = list(MASK_PATTERN.finditer(text))
     if len(masks) != 1:
-        raise InputError(
-            f"Put exactly one [MASK] in the sentence, where the missing word goes; this one has {len(masks)}."
-        )
+        raise InputError("error.one_mask", n=len(masks))
     filled = fill_mask(text, top_k, model_id=encoder_id)
     left = text[: masks[0].start()].rstrip()  # GPT-2's tokens carry their own leading space
     guesses, decoder_model = next_token_guesses(left, top_k, decoder_id)
@@ -204,7 +228,11 @@ class ModelFacts(Result):
     layers: int
     heads: int  # per layer
     hidden_size: int
-    parameters: int  # every weight of the loaded model, heads included, tied ones counted once
+    parameters: int  # every weight of the loaded model: body_parameters + head_parameters
+    body_parameters: int  # the model body (BERT: embeddings, encoder, pooler: the paper's 110M for bert-base)
+    head_parameters: int  # the heads on top (BERT: MLM transform + decoder bias + NSP); a tied weight adds nothing
+    tied_head: bool  # the output (LM / MLM decoder) weight is the token embedding matrix itself, counted in the body
+    missing_heads: tuple[str, ...]  # heads with no trained weights ("mlm", "nsp", "lm"): the tasks that read them refuse
     position_embedding: str  # how word order gets in, e.g. "learned absolute"
     max_positions: int  # rows of the position table
     max_length: int  # the most tokens one forward pass may take
@@ -213,6 +241,16 @@ class ModelFacts(Result):
     forward_ms: float  # median of TIMING_RUNS forward passes over TIMING_TEXT on this machine
     forward_tokens: int  # tokens TIMING_TEXT makes
     device: str
+
+
+def parameter_counts(model) -> tuple[int, int, int, bool]:
+    """(total, body, heads, tied): parameters of the whole model, of its body (`base_model`) and of the heads on
+    top, each tensor counted once, so a head weight tied to the token embeddings is part of the body only."""
+    total = sum(p.numel() for p in model.parameters())  # parameters() yields a shared (tied) tensor once
+    body = sum(p.numel() for p in model.base_model.parameters())
+    output, inputs = model.get_output_embeddings(), model.get_input_embeddings()
+    tied = output is not None and inputs is not None and output.weight is inputs.weight
+    return total, body, total - body, tied
 
 
 def position_embedding(config) -> str:
@@ -244,6 +282,7 @@ def model_facts(role: str, *, model_id: str | None = None) -> ModelFacts:
         encoding = tokenizer(TIMING_TEXT, return_tensors="pt").to(loaded.device)
         forward_ms = time_forward(loaded, encoding)
         config = model.config
+        total, body, heads, tied = parameter_counts(model)
         return ModelFacts(
             role,
             loaded.model_id,
@@ -251,7 +290,11 @@ def model_facts(role: str, *, model_id: str | None = None) -> ModelFacts:
             config.num_hidden_layers,
             config.num_attention_heads,
             config.hidden_size,
-            sum(p.numel() for p in model.parameters()),
+            total,
+            body,
+            heads,
+            tied,
+            tuple(sorted(loaded.missing_heads)),
             position_embedding(config),
             config.max_position_embeddings,
             max_tokens(tokenizer, model),

@@ -27,9 +27,9 @@ import time
 from collections import deque
 from dataclasses import dataclass, field, replace
 
-from bg_demo.backend._common import token_text
 from bg_demo.backend.generate import GenerationResult, GenerationSettings, Request, TokenInfo, prompt_ids
 from bg_demo.config import LIMITS
+from bg_demo.tokens import display_tail, readable_text
 
 log = logging.getLogger(__name__)
 
@@ -167,7 +167,8 @@ def logits_processors(settings: GenerationSettings):
 
 
 class DecodingEngine:
-    """Batches every running request of one decoder model; a daemon thread does all the model work."""
+    """Batches every running request of one decoder model; a daemon thread does all the model work. Once closed
+    (its model was unloaded) the thread ends as soon as no request waits or runs; a late request starts it again."""
 
     def __init__(self, loaded, max_rows: int | None = None) -> None:
         self.loaded = loaded
@@ -176,6 +177,7 @@ class DecodingEngine:
         self._wake = threading.Condition()
         self._running: list[_Running] = []
         self._thread: threading.Thread | None = None
+        self._closed = False
         # the batch: row i belongs to the request whose rows cover i, in `_running` order
         self._cache = None  # DynamicCache, (B, heads, T, head size) per layer
         self._mask = None  # (B, T) long: 0 on left padding
@@ -194,6 +196,13 @@ class DecodingEngine:
             self._wake.notify()
         return handle
 
+    def close(self) -> None:
+        """Let the thread end once idle, and with it the engine's hold on the model. Never blocks: it sets a flag
+        and wakes the thread (the condition's lock is only ever held for bookkeeping, never over a model call)."""
+        with self._wake:
+            self._closed = True
+            self._wake.notify()
+
     @property
     def rows(self) -> int:
         return sum(running.rows for running in self._running)
@@ -201,17 +210,21 @@ class DecodingEngine:
     def _loop(self) -> None:
         while True:
             try:
-                self._turn()
+                if not self._turn():
+                    return
             except BaseException as exc:  # noqa: BLE001 - the engine must outlive any one request
                 log.exception("the decoding engine failed; its running requests get the error")
                 for running in self._running:
                     running.handle.put(exc)
                 self._running, self._cache = [], None
 
-    def _turn(self) -> None:
-        """Admit who waits (as many as fit), then one step of the batch."""
+    def _turn(self) -> bool:
+        """Admit who waits (as many as fit), then one step of the batch; False when closed with nothing to do."""
         with self._wake:
             while not self._pending and not self._running:
+                if self._closed:
+                    self._thread = None  # the next submit (a request that still held the engine) starts another
+                    return False
                 self._wake.wait()
             arrivals, free = [], self.max_rows - self.rows
             while self._pending:  # as many as fit; one too big for the batch runs on its own
@@ -228,6 +241,7 @@ class DecodingEngine:
             self._admit(arrivals)
         if self._running:
             self._step()
+        return True
 
     def _admit(self, arrivals: list[tuple[Request, Handle]]) -> None:
         """Run the new prompts (in left-padded groups), pick their first tokens, and add their rows to the batch."""
@@ -324,8 +338,8 @@ class DecodingEngine:
             for i in range(running.rows):
                 if running.unfinished[i]:
                     token = int(picked[row + i])
-                    info = TokenInfo(token_text(tokenizer, token), token, probabilities[row + i], ranks[row + i])
-                    running.tokens[i].append(info)
+                    running.tokens[i].append(TokenInfo("", token, probabilities[row + i], ranks[row + i]))
+                    relabel_newest(running.tokens[i], tokenizer)
             new = picked[row : row + running.rows]
             running.ids = torch.cat([running.ids, new[:, None]], dim=1)
             running.unfinished = running.unfinished * (new != tokenizer.eos_token_id).long()
@@ -398,23 +412,47 @@ def _groups(prompts, budget: int = 2048):
         yield group
 
 
+def relabel_newest(tokens: list[TokenInfo], tokenizer, n: int = 4) -> None:
+    """Label the newest tokens of a row as `display_tokens` labels the whole row. A new token can complete a
+    character begun up to 3 tokens before it (4 bytes at most), changing their labels ([0xEB] becomes
+    나[1/3]); older labels are final, so streaming and the finished result show the same."""
+    labels = display_tail(tokenizer, [info.token_id for info in tokens[-(n + 3) :]], min(n, len(tokens)))
+    for k, label in zip(range(len(tokens) - len(labels), len(tokens)), labels):
+        if tokens[k].token != label:
+            tokens[k] = replace(tokens[k], token=label)
+
+
 def snapshot(running: _Running, tokenizer, stopped: str) -> GenerationResult:
     rows = [[info.token_id for info in tokens] for tokens in running.tokens]
     return replace(
-        running.base, texts=tuple(tokenizer.decode(ids) for ids in rows),
+        running.base, texts=tuple(readable_text(tokenizer, ids) for ids in rows),
         generated=tuple(tuple(tokens) for tokens in running.tokens),
         seconds=time.monotonic() - running.started, done=bool(stopped), stopped=stopped,
     )
 
 
-_ENGINES: dict[int, DecodingEngine] = {}
+_ENGINES: dict[int, DecodingEngine] = {}  # id(loaded model) -> its engine, while the model store keeps the model
 _ENGINES_GUARD = threading.Lock()
 
 
 def engine_for(loaded) -> DecodingEngine:
-    """The one engine of a loaded decoder model (made on first use)."""
+    """The one engine of a loaded decoder model (made on first use; dropped and closed when the store unloads the
+    model, so the model's memory can be freed once its last request is done)."""
+    with _ENGINES_GUARD:
+        engine = _ENGINES.get(id(loaded))
+        made = engine is None or engine.loaded is not loaded
+        if made:
+            engine = _ENGINES[id(loaded)] = DecodingEngine(loaded)
+    if made:
+        loaded.on_evict(_forget)  # outside the guard: for a model already unloaded it calls _forget at once
+    return engine
+
+
+def _forget(loaded) -> None:
+    """The store unloaded `loaded`: its engine leaves the registry and ends once its requests are done."""
     with _ENGINES_GUARD:
         engine = _ENGINES.get(id(loaded))
         if engine is None or engine.loaded is not loaded:
-            engine = _ENGINES[id(loaded)] = DecodingEngine(loaded)
-        return engine
+            return
+        del _ENGINES[id(loaded)]
+    engine.close()

@@ -77,7 +77,7 @@ def recognize_entities(text: str, aggregation: str = "simple", *, model_id: str 
     text = require_text(text, strip=False)  # offsets index the caller's own text
     aggregation = str(aggregation).strip().lower()
     if aggregation not in STRATEGIES:
-        raise InputError(f"Unknown aggregation '{aggregation}'. Pick one of: {', '.join(STRATEGIES)}.")
+        raise InputError("error.aggregation", got=aggregation, choices=", ".join(STRATEGIES))
     loaded = models.get("ner", model_id)
     with loaded.use() as (tokenizer, model):
         prepared = preprocess(loaded, tokenizer, model, text)

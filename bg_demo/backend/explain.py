@@ -21,7 +21,14 @@ import numpy as np
 
 from bg_demo import models
 from bg_demo.backend import entities, qa  # the modules (the package exports no functions of these names)
-from bg_demo.backend._common import Result, check_length, max_tokens, require_int, require_text, token_text
+from bg_demo.backend._common import (
+    Result,
+    check_length,
+    max_tokens,
+    require_head,
+    require_int,
+    require_text,
+)
 from bg_demo.backend.classify import forward as classify_forward
 from bg_demo.backend.classify import preprocess as classify_preprocess
 from bg_demo.backend.classify import probabilities
@@ -32,6 +39,8 @@ from bg_demo.backend.next_sentence import forward as next_sentence_forward
 from bg_demo.backend.next_sentence import preprocess as next_sentence_preprocess
 from bg_demo.config import LIMITS
 from bg_demo.errors import InputError
+from bg_demo.text import t
+from bg_demo.tokens import display_token, display_tokens
 
 # Integrated gradients' step count: 32 (Gauss-Legendre, Captum's default rule) keeps the completeness gap under
 # 1e-3 of the probability on the test models and under 1e-4 at bert-base and DistilBERT size, where doubling the
@@ -95,7 +104,7 @@ def explain_fill_mask(text: str, mask: int = 0, choice: int = 0, layer: int | No
         with torch.inference_mode():
             logits = fill_mask_forward(model, prepared.inputs, [position])[0, 0]
         token_id = int(torch.argsort(logits, descending=True, stable=True)[choice])
-        word = tokenizer.decode([token_id])
+        word = display_token(tokenizer, token_id)
 
     def at_mask(model, **inputs):  # (batch, vocabulary) at the mask only, as the tab computes it
         return fill_mask_forward(model, inputs, [position])[:, 0]
@@ -104,7 +113,8 @@ def explain_fill_mask(text: str, mask: int = 0, choice: int = 0, layer: int | No
         return torch.softmax(logits.float(), dim=-1)[:, token_id]
 
     label = f"[MASK] {mask + 1}" if n_masks > 1 else "[MASK]"
-    target = _Target(loaded, prepared.inputs, score, (position,), f"p('{word}' at {label})", at_mask)
+    what = t("note.explain.mask", word=word, mask=label)
+    target = _Target(loaded, prepared.inputs, score, (position,), what, at_mask)
     return _explain(target, layer, head, steps)
 
 
@@ -123,7 +133,7 @@ def explain_classify(text: str, label: str | None = None, layer: int | None = No
         elif label in labels:
             label_id = int(labels[label])
         else:
-            raise InputError(f"The label must be one of {', '.join(labels)}; got {label!r}.")
+            raise InputError("error.label", labels=", ".join(labels), got=repr(label))
         name, config = model.config.id2label[label_id], model.config
 
     def score(logits):
@@ -160,6 +170,7 @@ def explain_next_token(text: str, token_id: int | None = None, layer: int | None
     import torch
 
     loaded = models.get("decoder", model_id)
+    require_head(loaded, "lm")
     if token_ids is None:
         text = require_text(text, "text", LIMITS.max_prompt_chars)
     with loaded.use() as (tokenizer, model):
@@ -175,12 +186,12 @@ def explain_next_token(text: str, token_id: int | None = None, layer: int | None
             with torch.inference_mode():
                 token_id = int(model(**inputs).logits[0, -1].argmax())
         token_id = require_int(token_id, "Token id", 0, model.config.vocab_size - 1)
-        word = token_text(tokenizer, token_id)
+        word = display_token(tokenizer, token_id)
 
     def score(output):
         return torch.softmax(output.logits[:, -1].float(), dim=-1)[:, token_id]
 
-    return _explain(_Target(loaded, inputs, score, (last,), f"p('{word}' next)"), layer, head, steps)
+    return _explain(_Target(loaded, inputs, score, (last,), t("note.explain.next", word=word)), layer, head, steps)
 
 
 def explain_entity(text: str, entity: int = 0, aggregation: str = "average", layer: int | None = None,
@@ -191,7 +202,7 @@ def explain_entity(text: str, entity: int = 0, aggregation: str = "average", lay
 
     found = entities.recognize_entities(text, aggregation, model_id=model_id)
     if not found.entities:
-        raise InputError("No entity was found in this text, so there is none to explain.")
+        raise InputError("error.no_entity")
     chosen = found.entities[require_int(entity, "Entity", 0, len(found.entities) - 1)]
     loaded = models.get("ner", model_id)
     with loaded.use() as (tokenizer, model):
@@ -209,8 +220,8 @@ def explain_entity(text: str, entity: int = 0, aggregation: str = "average", lay
     def logits_of(model, **inputs):
         return entities.forward(model, inputs)
 
-    target = _Target(loaded, prepared.inputs, score, positions, f"p(tags of '{chosen.text}' as {chosen.label})",
-                     logits_of)
+    what = t("note.explain.entity", text=chosen.text, label=chosen.label)
+    target = _Target(loaded, prepared.inputs, score, positions, what, logits_of)
     return _explain(target, layer, head, steps)
 
 
@@ -231,13 +242,13 @@ def explain_answer(question: str, context: str, layer: int | None = None, head: 
     keep = torch.tensor([i == 0 or s == 1 for i, s in enumerate(sequence[:length])], device=loaded.device)
     if found.answer is None:
         first = last = 0
-        what = "p(no answer)"
+        what = t("note.explain.no_answer")
     else:
         # the span's tokens: qa._decode cut the answer at their offsets, in this window
         context_tokens = [i for i, s in enumerate(sequence) if s == 1]
         first = next(i for i in context_tokens if offsets[i][0] == found.start)
         last = next(i for i in context_tokens if i >= first and offsets[i][1] == found.end)
-        what = f"p(answer '{found.answer}')"
+        what = t("note.explain.answer", answer=found.answer)
 
     def score(logits):
         start_logits, end_logits = logits
@@ -257,8 +268,9 @@ def explain_generation(prompt: str, token_ids, layer: int | None = None, head: i
     """Explain the last token of a generation: its probability (at temperature 1, as the colours show) after
     the prompt and the tokens generated before it. token_ids: the generated tokens, in order."""
     if not token_ids:
-        raise InputError("Generate a text first: the explanation is of its last token.")
+        raise InputError("error.generate_first")
     loaded = models.get("decoder", model_id)
+    require_head(loaded, "lm")
     with loaded.use() as (tokenizer, model):
         context = prompt_ids(tokenizer, prompt or "", model.config.n_positions, len(token_ids))
     *before, last = token_ids
@@ -304,7 +316,7 @@ def _explain(target: _Target, layer: int | None, head: int | None, steps: int) -
             )
         with torch.inference_mode():
             baseline_probability = float(forward(baseline, *extra)[0])
-        tokens = _display(tokenizer, ids[0].tolist(), loaded.role)
+        tokens = display_tokens(tokenizer, ids[0].tolist())  # the labels every view shows (bg_demo.tokens)
     gxi = gxi[0].sum(dim=-1).detach().float().cpu().numpy()  # (T,)
     ig = ig[0].sum(dim=-1).detach().float().cpu().numpy()
     return Explanation(
@@ -324,13 +336,7 @@ def _padding_id(tokenizer) -> int:
     for token_id in (tokenizer.pad_token_id, tokenizer.eos_token_id, tokenizer.unk_token_id):
         if token_id is not None:
             return int(token_id)
-    raise InputError("This model's tokenizer has no padding, end-of-text or unknown token for the baseline.")
-
-
-def _display(tokenizer, ids: list[int], role: str) -> tuple[str, ...]:
-    from bg_demo.backend.attention import display_tokens
-
-    return display_tokens(tokenizer, ids, "decoder" if role == "decoder" else "encoder")
+    raise InputError("error.no_baseline")
 
 
 def _floats(values) -> tuple[float, ...]:

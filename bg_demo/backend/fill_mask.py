@@ -8,9 +8,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from bg_demo import models
-from bg_demo.backend._common import Result, check_length, max_tokens, require_int, require_text, softmax
+from bg_demo.backend._common import (
+    Result,
+    check_length,
+    max_tokens,
+    require_head,
+    require_int,
+    require_text,
+    softmax,
+)
 from bg_demo.config import LIMITS
 from bg_demo.errors import InputError
+from bg_demo.tokens import display_token, display_tokens
 
 # "[mask]", "[MASK]", "<mask>" in any case all mean the model's own mask token
 MASK_PATTERN = re.compile(r"\[\s*mask\s*\]|<\s*mask\s*>", re.IGNORECASE)
@@ -67,14 +76,15 @@ def preprocess(loaded, tokenizer, model, text: str) -> Prepared:
     """Check and tokenise a sentence with masks; InputError says what to change."""
     import torch
 
+    require_head(loaded, "mlm")
     text = require_text(text)
     if tokenizer.mask_token is None:
-        raise InputError(f"The encoder model '{loaded.model_id}' has no mask token, so it cannot fill masks.")
+        raise InputError("error.no_mask_token", model=loaded.model_id)
     text, n_masks = normalise_masks(text, tokenizer.mask_token)
     if n_masks == 0:
-        raise InputError(f"Put at least one {tokenizer.mask_token} in the sentence where a word is missing.")
+        raise InputError("error.no_mask", mask=tokenizer.mask_token)
     if n_masks > LIMITS.max_masks:
-        raise InputError(f"Use at most {LIMITS.max_masks} masks; this sentence has {n_masks}.")
+        raise InputError("error.too_many_masks", limit=LIMITS.max_masks, n=n_masks)
     encoding = tokenizer(text, return_tensors="pt").to(loaded.device)
     ids = encoding["input_ids"][0]
     check_length(len(ids), max_tokens(tokenizer, model), "encoder")
@@ -105,10 +115,10 @@ def postprocess(tokenizer, prepared: Prepared, logits, top_k: int, model_id: str
     k = min(top_k, probs.shape[-1])
     best = np.argsort(-probs, axis=-1, kind="stable")[:, :k]
     masks = tuple(
-        tuple(Prediction(tokenizer.decode([int(i)]), int(i), float(row[i])) for i in order)
+        tuple(Prediction(display_token(tokenizer, int(i)), int(i), float(row[i])) for i in order)
         for row, order in zip(probs, best, strict=True)
     )
-    tokens = tuple(tokenizer.convert_ids_to_tokens(prepared.inputs["input_ids"][0].tolist()))
+    tokens = display_tokens(tokenizer, prepared.inputs["input_ids"][0].tolist())
     filled = _fill(prepared.text, tokenizer.mask_token, [choices[0].token for choices in masks])
     return FillMaskResult(prepared.text, tokens, tuple(prepared.positions), masks, filled, model_id)
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from bg_demo import models
-from bg_demo.backend._common import Result, require_float, require_int, require_text
+from bg_demo.backend._common import Result, require_float, require_head, require_int, require_text
 from bg_demo.config import LIMITS
 from bg_demo.errors import InputError
 
@@ -50,7 +50,7 @@ class GenerationSettings:
     def __post_init__(self) -> None:
         strategy = self.strategy
         if strategy not in STRATEGIES:
-            raise InputError(f"Unknown strategy '{strategy}'. Pick one of: {', '.join(STRATEGIES)}.")
+            raise InputError("error.strategy", got=strategy, choices=", ".join(STRATEGIES))
         sampling, beam = strategy in SAMPLING, strategy == "beam"
         values = dict(
             max_new_tokens=require_int(self.max_new_tokens, "New tokens", 1, LIMITS.max_new_tokens),
@@ -66,13 +66,9 @@ class GenerationSettings:
         if sampling:
             values["seed"] = seed_or_draw(self.seed)
         if beam and values["num_return_sequences"] > values["num_beams"]:
-            raise InputError(
-                "Beam search returns at most one sequence per beam: raise the beams or lower the sequences."
-            )
+            raise InputError("error.beam_sequences")
         if strategy == "greedy" and values["num_return_sequences"] > 1:
-            raise InputError(
-                "Greedy decoding always gives the same text: ask for one sequence, or pick a sampling strategy."
-            )
+            raise InputError("error.greedy_sequences")
         for name, value in values.items():
             object.__setattr__(self, name, value)
 
@@ -94,7 +90,7 @@ class GenerationSettings:
 
 @dataclass(frozen=True)
 class TokenInfo(Result):
-    token: str  # the token decoded on its own (no byte-level artefacts)
+    token: str  # its label in the sequence (bg_demo.tokens.display_tokens): ␣ for a space, 나[1/3] for a byte piece
     token_id: int
     score: float  # its probability under the model, before temperature or filters
     rank: int  # 1 = the model's most likely token at that step
@@ -154,10 +150,7 @@ def prompt_ids(tokenizer, prompt: str, limit: int, new_tokens: int) -> list[int]
     """The prompt's token ids, or the beginning-of-text token when the prompt is empty."""
     ids = tokenizer(prompt)["input_ids"] if prompt else [tokenizer.bos_token_id]
     if len(ids) + new_tokens > limit:
-        raise InputError(
-            f"The prompt makes {len(ids)} tokens and {new_tokens} new ones were asked for; "
-            f"the decoder reads at most {limit}. Shorten the prompt or ask for fewer tokens."
-        )
+        raise InputError("error.prompt_tokens", n=len(ids), new=new_tokens, limit=limit)
     return ids
 
 
@@ -167,6 +160,7 @@ def submit(prompt: str, settings: GenerationSettings, *, model_id: str | None = 
 
     request = Request.of(prompt, settings)
     loaded = models.get("decoder", model_id)
+    require_head(loaded, "lm")
     if settings.strategy == "beam":
         return beam.submit(loaded, request)
     return engine.engine_for(loaded).submit(request)

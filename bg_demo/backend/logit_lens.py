@@ -11,8 +11,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from bg_demo import models
-from bg_demo.backend._common import Result, require_text, token_text
+from bg_demo.backend._common import Result, require_head, require_text
 from bg_demo.errors import InputError
+from bg_demo.tokens import display_token, display_tokens
 
 MAX_LENS_TOKENS = 64
 
@@ -42,9 +43,10 @@ def logit_lens(text: str, *, model_id: str | None = None) -> LogitLensResult:
 
     text = require_text(text)
     loaded = models.get("decoder", model_id)
+    require_head(loaded, "lm")  # every layer is read through it
     with loaded.use() as (tokenizer, model):
         if not hasattr(model, "transformer") or not hasattr(model.transformer, "ln_f"):
-            raise InputError(f"The logit lens needs a GPT-2 style model; '{loaded.model_id}' is not one.")
+            raise InputError("error.lens_model", model=loaded.model_id)
         ids = tokenizer(text, return_tensors="pt")["input_ids"]
         truncated = ids.shape[1] > MAX_LENS_TOKENS
         ids = ids[:, :MAX_LENS_TOKENS].to(loaded.device)
@@ -53,8 +55,8 @@ def logit_lens(text: str, *, model_id: str | None = None) -> LogitLensResult:
             final = model.lm_head(hidden[-1])[0].argmax(-1)  # (T,); the last state went through ln_f already
             rows = [_read(model, h, final, last=i == len(hidden) - 1) for i, h in enumerate(hidden)]
         top_p, top_id, ranks = (torch.stack(column) for column in zip(*rows))  # each (L + 1, T)
-        names = {int(i): token_text(tokenizer, int(i)) for i in top_id.unique().tolist()}
-        tokens = tuple(token_text(tokenizer, int(i)) for i in ids[0].tolist())
+        names = {int(i): display_token(tokenizer, int(i)) for i in top_id.unique().tolist()}  # a guess stands alone
+        tokens = display_tokens(tokenizer, ids[0].tolist())
     predictions = tuple(tuple(names[int(i)] for i in row) for row in top_id.tolist())
     layers = ("embeddings",) + tuple(f"layer {i}" for i in range(len(hidden) - 1))  # 0-based, as in Attention
     return LogitLensResult(

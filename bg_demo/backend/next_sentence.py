@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bg_demo import models
-from bg_demo.backend._common import Result, check_length, max_tokens, require_text, softmax
-from bg_demo.errors import ModelUnavailableError
+from bg_demo.backend._common import Result, check_length, max_tokens, require_head, require_text, softmax
+from bg_demo.tokens import display_tokens
 
 
 @dataclass(frozen=True)
@@ -22,12 +22,9 @@ class NextSentenceResult(Result):
 
 def preprocess(loaded, tokenizer, model, first: str, second: str) -> dict:
     """Check the pair and the model's NSP head; the inputs [CLS] A [SEP] B [SEP], a batch of one on its device."""
+    require_head(loaded, "nsp")
     first = require_text(first, "first sentence")
     second = require_text(second, "second sentence")
-    if getattr(getattr(model, "cls", None), "seq_relationship", None) is None:
-        raise ModelUnavailableError(
-            "encoder", loaded.model_id, "it has no next-sentence head; use a BERT model with pretraining heads"
-        )
     encoding = tokenizer(first, second, return_tensors="pt").to(loaded.device)
     check_length(encoding["input_ids"].shape[1], max_tokens(tokenizer, model), "encoder", "sentence pair")
     return dict(encoding)
@@ -50,7 +47,7 @@ def next_sentence(first: str, second: str, *, model_id: str | None = None) -> Ne
         inputs = preprocess(loaded, tokenizer, model, first, second)
         with torch.inference_mode():
             probs = softmax(forward(model, inputs)[0].float().cpu().numpy())
-        tokens = tuple(tokenizer.convert_ids_to_tokens(inputs["input_ids"][0].tolist()))
+        tokens = display_tokens(tokenizer, inputs["input_ids"][0].tolist())
         segments = tuple(inputs["token_type_ids"][0].tolist())
     return NextSentenceResult(first.strip(), second.strip(), float(probs[0]), float(probs[1]), tokens, segments,
                               loaded.model_id)

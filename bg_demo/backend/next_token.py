@@ -12,10 +12,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from bg_demo import models
-from bg_demo.backend._common import Result, require_float, require_int, require_text, token_text
+from bg_demo.backend._common import Result, require_float, require_head, require_int, require_text
 from bg_demo.backend.generate import prompt_ids, seed_or_draw
 from bg_demo.config import LIMITS
 from bg_demo.errors import InputError
+from bg_demo.tokens import display_token, readable_text
 
 MAX_CANDIDATES = 50
 
@@ -90,11 +91,12 @@ def next_token(
     if text:
         text = require_text(text, "text", LIMITS.max_prompt_chars)  # a GPT-2 prompt, as in generation
     loaded = models.get("decoder", model_id)
+    require_head(loaded, "lm")
     with loaded.use() as (tokenizer, model):
         limit = model.config.n_positions
         if token_ids:
             if not all(type(i) is int and 0 <= i < len(tokenizer) for i in token_ids) or len(token_ids) >= limit:
-                raise InputError("The token ids do not fit this model: start again from a text.")
+                raise InputError("error.token_ids_unfit")
             ids = torch.tensor([list(token_ids)])
         else:
             ids = torch.tensor([prompt_ids(tokenizer, text, limit, 1)])
@@ -106,7 +108,7 @@ def next_token(
             # the draw generate makes with this seed: multinomial on the filtered softmax, in its own generator
             generator = torch.Generator(device=final.device).manual_seed(seed)
             sampled_id = int(torch.multinomial(final, 1, generator=generator)[0, 0])
-        context = tokenizer.decode(ids[0].tolist())
+        context = readable_text(tokenizer, ids[0].tolist())  # no U+FFFD when it ends inside a character
         probs, scaled_p = logits.softmax(-1)[0].cpu().numpy(), scaled.softmax(-1)[0].cpu().numpy()
         kept_k, kept_p = torch.isfinite(after_k)[0].cpu().numpy(), torch.isfinite(after_p)[0].cpu().numpy()
         final = final[0].cpu().numpy()
@@ -117,7 +119,7 @@ def next_token(
 
         def candidate(i: int) -> Candidate:
             return Candidate(
-                token_text(tokenizer, int(i)), int(i), int(rank_of[i]), float(probs[i]), float(scaled_p[i]),
+                display_token(tokenizer, int(i)), int(i), int(rank_of[i]), float(probs[i]), float(scaled_p[i]),
                 float(cumulative[rank_of[i] - 1]), bool(kept_k[i]), bool(kept_p[i]), float(final[i]),
             )
 

@@ -16,10 +16,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from bg_demo import models
-from bg_demo.backend._common import Result, check_length, max_tokens, require_int, require_text, token_text
+from bg_demo.backend._common import (
+    Result,
+    check_length,
+    max_tokens,
+    require_head,
+    require_int,
+    require_text,
+)
 from bg_demo.backend.fill_mask import mlm_logits
 from bg_demo.config import LIMITS
 from bg_demo.errors import InputError
+from bg_demo.tokens import display_token, display_tokens, readable_text
 
 MASK_SHARE, MASK_RATE, RANDOM_RATE = 0.15, 0.8, 0.1  # the rest of the targets (10%) stay unchanged
 IGNORE = -100  # the label of a position the loss ignores
@@ -69,13 +77,14 @@ def mlm_corruption(text: str, seed: int = 0, top_k: int = 3, *, model_id: str | 
     text = require_text(text)
     seed = require_int(seed, "Seed", 0, 2**31 - 1)
     loaded = models.get("encoder", model_id)
+    require_head(loaded, "mlm")  # its guesses and loss come from the MLM head
     with loaded.use() as (tokenizer, model):
         encoding = tokenizer(text, return_tensors="pt", return_special_tokens_mask=True)
         special = [bool(s) for s in encoding.pop("special_tokens_mask")[0].tolist()]
         ids = encoding["input_ids"][0].tolist()
         check_length(len(ids), max_tokens(tokenizer, model), "encoder")
         if all(special):
-            raise InputError("The sentence has no words the model can read: type a sentence to corrupt.")
+            raise InputError("error.nothing_to_corrupt")
         positions, treatments, randoms = choose_targets(special, len(tokenizer), set(tokenizer.all_special_ids), seed)
         corrupted, labels = list(ids), [IGNORE] * len(ids)
         for position, treatment, random_id in zip(positions, treatments, randoms):
@@ -85,17 +94,15 @@ def mlm_corruption(text: str, seed: int = 0, top_k: int = 3, *, model_id: str | 
         with torch.inference_mode():
             logits = mlm_logits(model, encoding.to(loaded.device), torch.tensor(positions)).float()  # (N, V)
         log_probs = logits.log_softmax(-1).cpu()
+        original, shown = display_tokens(tokenizer, ids), display_tokens(tokenizer, corrupted)
         targets = []
         for row, position, treatment in zip(log_probs, positions, treatments):
             top = row.topk(top_k)
-            guesses = tuple((token_text(tokenizer, int(i)), math.exp(float(v))) for v, i in zip(top.values, top.indices))
+            guesses = tuple((display_token(tokenizer, int(i)), math.exp(float(v))) for v, i in zip(*top))
             loss = -float(row[ids[position]])
             targets.append(
-                Target(position, token_text(tokenizer, ids[position]), token_text(tokenizer, corrupted[position]),
-                       treatment, guesses, math.exp(-loss), loss)
+                Target(position, original[position], shown[position], treatment, guesses, math.exp(-loss), loss)
             )
-        original = tuple(tokenizer.convert_ids_to_tokens(ids))
-        shown = tuple(tokenizer.convert_ids_to_tokens(corrupted))
     mean_loss = float(np.mean([target.loss for target in targets]))
     return CorruptionResult(text, seed, original, shown, tuple(labels), tuple(targets), mean_loss, loaded.model_id)
 
@@ -135,7 +142,7 @@ def input_representation(first: str, second: str = "", *, model_id: str | None =
         positions = torch.arange(len(ids))
         parts = embedding_parts(model, ids, segments, positions)  # 3 x (T, H)
         norms = [part.norm(dim=-1).tolist() for part in (*parts, sum(parts))]
-        tokens = tokenizer.convert_ids_to_tokens(ids.tolist())
+        tokens = display_tokens(tokenizer, ids.tolist())
     rows = tuple(
         EmbeddingRow(token, int(i), int(s), int(p), *(float(norm[k]) for norm in norms))
         for k, (token, i, s, p) in enumerate(zip(tokens, ids.tolist(), segments.tolist(), positions.tolist()))
@@ -183,6 +190,7 @@ def causal_lm(text: str, *, model_id: str | None = None) -> CausalLMResult:
 
     text = require_text(text, "text", LIMITS.max_prompt_chars)
     loaded = models.get("decoder", model_id)
+    require_head(loaded, "lm")
     with loaded.use() as (tokenizer, model):
         ids = tokenizer(text, return_tensors="pt")["input_ids"]
         check_length(ids.shape[1], model.config.n_positions, "decoder")
@@ -194,10 +202,13 @@ def causal_lm(text: str, *, model_id: str | None = None) -> CausalLMResult:
         chosen = log_probs[torch.arange(len(targets)), targets]
         ranks = (log_probs > chosen[:, None]).sum(-1) + 1
         ids_list = ids[0].tolist()
-        steps = tuple(
-            CausalStep(_tail(tokenizer.decode(ids_list[max(0, i - CONTEXT_TOKENS) : i + 1]), i >= CONTEXT_TOKENS),
-                       token_text(tokenizer, int(t)), math.exp(float(lp)), -float(lp), int(r))
-            for i, (t, lp, r) in enumerate(zip(targets.tolist(), chosen, ranks))
+        shown = display_tokens(tokenizer, ids_list)  # a target labelled as in every other view: 나[1/3] ...
+        steps = tuple(  # each context a window of the whole text: a character its edge cuts keeps its label
+            CausalStep(
+                _tail(readable_text(tokenizer, ids_list, max(0, i - CONTEXT_TOKENS), i + 1), i >= CONTEXT_TOKENS),
+                shown[i + 1], math.exp(float(lp)), -float(lp), int(r),
+            )
+            for i, (lp, r) in enumerate(zip(chosen, ranks))
         )
     loss = float(np.mean([step.loss for step in steps]))
     return CausalLMResult(text, steps, loss, math.exp(loss), loaded.model_id)

@@ -77,7 +77,7 @@ def preprocess(tokenizer, question: str, context: str) -> Prepared:
     context = require_text(context, "context", LIMITS.max_context_chars, strip=False)  # offsets index it
     question_tokens = len(tokenizer(question, add_special_tokens=False)["input_ids"])
     if question_tokens > LIMITS.qa_window_tokens // 2:
-        raise InputError(f"The question makes {question_tokens} tokens; keep it under {LIMITS.qa_window_tokens // 2}.")
+        raise InputError("error.question_tokens", n=question_tokens, limit=LIMITS.qa_window_tokens // 2)
     encoding = tokenizer(
         question,
         context,
@@ -94,7 +94,7 @@ def preprocess(tokenizer, question: str, context: str) -> Prepared:
     sequence_ids = [encoding.sequence_ids(w) for w in range(len(offsets))]
     in_context = np.array([[s == 1 for s in ids] for ids in sequence_ids])
     if not in_context.any():
-        raise InputError("The context has no words the model can read: paste the text to search in.")
+        raise InputError("error.empty_context")
     return Prepared(question, context, dict(encoding), offsets, in_context, sequence_ids)
 
 

@@ -17,6 +17,7 @@ from plotly.subplots import make_subplots
 from bg_demo.backend.attention import attention_view, head_stats, visible
 from bg_demo.figures.axes import (
     TICK_FONT,
+    layer_names,
     map_height,
     percent_axis,
     percent_ticks,
@@ -27,26 +28,34 @@ from bg_demo.figures.axes import (
 )
 from bg_demo.figures.style import OKABE_ITO, base_layout, plain
 from bg_demo.figures.tasks import add_probability_bars, bars_height
+from bg_demo.text import t
 
 WEIGHTS_SCALE = "Viridis"  # perceptually even, colour-blind safe, light high weights stand out on a projector
 STATS_SCALE = "Cividis"  # a second scale, so the overview never reads as a weight map
 MASK_SCALE = [[0.0, "#E8E8E8"], [0.5, "#E8E8E8"], [0.5, OKABE_ITO["blue"]], [1.0, OKABE_ITO["blue"]]]
-HOVER = "query %{y} → key %{x}<br>weight %{z:.3f}<extra></extra>"  # the axes' categories name the tokens
-STAT_LABELS = {
-    "entropy": ("entropy (bits)", ".2f"),
-    "to_special": ("share on [CLS]/[SEP] (GPT-2: first token)", ".1%"),
-    "to_previous": ("share on the previous token", ".1%"),
-    "to_self": ("share on the token itself", ".1%"),
-}
+# each statistic's hover format; its words are the texts "fig.attention.stat.<stat>" (hover, title) and
+# "fig.attention.stat_short.<stat>" (colour bar)
+STAT_FORMATS = {"entropy": ".2f", "to_special": ".1%", "to_previous": ".1%", "to_self": ".1%"}
 LINE_BINS = (0.02, 0.05, 0.1, 0.2, 0.4, 1.01)  # weights below the first are not drawn
-MODEL_NAMES = {"encoder": "BERT (encoder)", "decoder": "GPT-2 (decoder)"}
 MODEL_COLOURS = {"encoder": OKABE_ITO["blue"], "decoder": OKABE_ITO["orange"]}
 PANEL_HEIGHT = 140  # px per row of the layer grid: three rows (twelve heads) fit MAX_HEIGHT
 GRID_CHROME = 170  # px around the grid: title, subplot titles, rotated key labels
 PANEL_TICK_LABELS = 8  # a ~140-px panel has room for about eight token labels
 
 
-def _coloraxis(top: float, title: str = "weight") -> dict:
+def _hover() -> str:
+    """A weight's hover, in the language served; the axes' categories name the tokens."""
+    query, key, weight = t("fig.attention.query"), t("fig.attention.key"), t("fig.attention.weight")
+    return f"{query} %{{y}} → {key} %{{x}}<br>{weight} %{{z:.3f}}<extra></extra>"
+
+
+def model_name(role: str) -> str:
+    """"BERT (encoder)" or "GPT-2 (decoder)", in the language served."""
+    return t(f"fig.attention.model.{role}")
+
+
+def _coloraxis(top: float, title: str | None = None) -> dict:
+    title = t("fig.attention.weight") if title is None else title
     return dict(colorscale=WEIGHTS_SCALE, cmin=0.0, cmax=max(float(top), 1e-6), colorbar=dict(title=title))
 
 
@@ -60,8 +69,8 @@ def _matrix_figure(matrix, tokens, title: str, subtitle: str = "") -> go.Figure:
     """One (query, key) matrix as a heatmap filling the width, as tall as its tokens need (see map_height)."""
     matrix = np.asarray(matrix, dtype=np.float32)  # (Q, K)
     names = token_names(tokens)
-    fig = go.Figure(go.Heatmap(z=matrix, x=names, y=names, coloraxis="coloraxis", hovertemplate=HOVER))
-    _token_axes(fig, tokens, "key (attended to)", "query (attending)")
+    fig = go.Figure(go.Heatmap(z=matrix, x=names, y=names, coloraxis="coloraxis", hovertemplate=_hover()))
+    _token_axes(fig, tokens, t("fig.attention.key_axis"), t("fig.attention.query_axis"))
     fig.update_layout(**base_layout(map_height(len(tokens)), title, subtitle, coloraxis=_coloraxis(matrix.max())))
     return fig
 
@@ -69,8 +78,8 @@ def _matrix_figure(matrix, tokens, title: str, subtitle: str = "") -> go.Figure:
 def head_heatmap(result, layer: int, head: int, hide_special: bool = False) -> go.Figure:
     """One head as a heatmap. result: an AttentionResult, weights (L, H, Q, K)."""
     weights, tokens, _ = visible(result, hide_special)
-    subtitle = "each row is a query, each column a key"
-    return _matrix_figure(weights[layer, head], tokens, f"Layer {layer}, head {head}", subtitle)
+    subtitle = t("fig.attention.head_subtitle")
+    return _matrix_figure(weights[layer, head], tokens, t("fig.attention.head_title", layer=layer, head=head), subtitle)
 
 
 def aggregate_heatmap(matrix, tokens, title: str) -> go.Figure:
@@ -89,12 +98,13 @@ def layer_heads(result, layer: int, hide_special: bool = False) -> go.Figure:
     n_heads = weights.shape[1]
     cols = min(4, n_heads)
     rows = math.ceil(n_heads / cols)
-    titles = [f"head {h}" for h in range(n_heads)]
+    titles = [t("fig.attention.head_n", head=h) for h in range(n_heads)]
     fig = make_subplots(rows, cols, subplot_titles=titles, horizontal_spacing=0.03, vertical_spacing=_spacing(rows))
     names = token_names(tokens)
+    weight_hover = _hover()
     for h in range(n_heads):
         z = weights[layer, h].astype(np.float32)  # (Q, K)
-        hover = f"head {h}<br>" + HOVER
+        hover = f"{titles[h]}<br>" + weight_hover
         trace = go.Heatmap(z=z, x=names, y=names, coloraxis="coloraxis", hovertemplate=hover)
         fig.add_trace(trace, row=h // cols + 1, col=h % cols + 1)
     axis = token_axis(tokens, PANEL_TICK_LABELS, show=False)
@@ -105,7 +115,7 @@ def layer_heads(result, layer: int, hide_special: bool = False) -> go.Figure:
     fig.update_yaxes(showticklabels=True, col=1)
     height = GRID_CHROME + PANEL_HEIGHT * rows
     fig.update_layout(
-        **base_layout(height, f"Layer {layer}: all {n_heads} heads", subplot_titles=1),
+        **base_layout(height, t("fig.attention.layer_title", layer=layer, n_heads=n_heads), subplot_titles=1),
         coloraxis=_coloraxis(weights[layer].max()),
     )
     return fig
@@ -115,7 +125,9 @@ def head_overview(result, stat: str = "entropy", hide_special: bool = False, sel
     """Every (layer, head) as a tile coloured by one statistic; `selected` (layer, head) is outlined."""
     weights, _, sinks = visible(result, hide_special)
     values = getattr(head_stats(weights, sinks), stat)  # (L, H)
-    label, fmt = STAT_LABELS[stat]
+    fmt = STAT_FORMATS[stat]
+    label, short = t(f"fig.attention.stat.{stat}"), t(f"fig.attention.stat_short.{stat}")
+    layer_word, head_word = t("fig.attention.layer"), t("fig.attention.head")
     n_layers = values.shape[0]
     ticks = percent_ticks(float(np.nanmax(values) - np.nanmin(values))) if "%" in fmt else {}
     fig = go.Figure(
@@ -124,17 +136,17 @@ def head_overview(result, stat: str = "entropy", hide_special: bool = False, sel
             colorscale=STATS_SCALE,
             xgap=3,
             ygap=3,
-            colorbar=dict(title=label.split(" (")[0], **ticks),
-            hovertemplate=f"layer %{{y}}, head %{{x}}<br>{label}: %{{z:{fmt}}}<extra></extra>",
+            colorbar=dict(title=short, **ticks),
+            hovertemplate=f"{layer_word} %{{y}}, {head_word} %{{x}}<br>{label}: %{{z:{fmt}}}<extra></extra>",
         )
     )
     if selected is not None:
         layer, head = selected
         box = dict(type="rect", x0=head - 0.5, x1=head + 0.5, y0=layer - 0.5, y1=layer + 0.5)
         fig.add_shape(**box, line=dict(color=OKABE_ITO["vermillion"], width=4))
-    fig.update_xaxes(title_text="head", dtick=1, showgrid=False, zeroline=False)
-    fig.update_yaxes(title_text="layer", dtick=1, autorange="reversed", showgrid=False, zeroline=False)
-    title = f"Every head at a glance: {label}"
+    fig.update_xaxes(title_text=head_word, dtick=1, showgrid=False, zeroline=False)
+    fig.update_yaxes(title_text=layer_word, dtick=1, autorange="reversed", showgrid=False, zeroline=False)
+    title = t("fig.attention.overview_title", stat=label)
     fig.update_layout(**base_layout(map_height(n_layers), title))
     return fig
 
@@ -170,8 +182,9 @@ def head_lines(result, layer: int, head: int, hide_special: bool = False) -> go.
         fig.add_trace(go.Scatter(**column, mode="text", textfont=TICK_FONT, hoverinfo="skip"))
     fig.update_xaxes(visible=False, range=[-0.6, 1.6])
     fig.update_yaxes(visible=False, autorange="reversed")
-    subtitle = "queries on the left, keys on the right"
-    fig.update_layout(**base_layout(map_height(len(tokens)), f"Layer {layer}, head {head}", subtitle, showlegend=False))
+    subtitle = t("fig.attention.lines_subtitle")
+    title = t("fig.attention.head_title", layer=layer, head=head)
+    fig.update_layout(**base_layout(map_height(len(tokens)), title, subtitle, showlegend=False))
     return fig
 
 
@@ -188,8 +201,8 @@ def attention_figure(result, view: str, layer: int = 0, head: int = 0, hide_spec
     if view == "lines":
         return head_lines(result, layer, head, hide_special)
     if view == "mean":
-        return aggregate_heatmap(data.values, data.tokens, f"Layer {layer}: the mean of its heads")
-    return aggregate_heatmap(data.values, data.tokens, f"Attention rollout, from the input up to layer {layer}")
+        return aggregate_heatmap(data.values, data.tokens, t("fig.attention.mean_title", layer=layer))
+    return aggregate_heatmap(data.values, data.tokens, t("fig.attention.rollout_title", layer=layer))
 
 
 # --- BERT beside GPT-2 --------------------------------------------------------------------------
@@ -200,13 +213,14 @@ def causal_mask_figure(n_tokens: int, tokens=None) -> go.Figure:
     tokens = list(tokens) if tokens is not None else [str(i) for i in range(n_tokens)]
     mask = np.tril(np.ones((n_tokens, n_tokens), dtype=np.float32))  # (Q, K): 1 = may attend
     names = token_names(tokens)
+    query, key = t("fig.attention.query"), t("fig.attention.key")
     trace = go.Heatmap(
         z=mask, x=names, y=names, colorscale=MASK_SCALE, zmin=0, zmax=1, showscale=False, xgap=1, ygap=1,
-        hovertemplate="query %{y} → key %{x}: %{z}<extra>1 = may attend, 0 = masked</extra>",
+        hovertemplate=f"{query} %{{y}} → {key} %{{x}}: %{{z}}<extra>{t('fig.attention.mask_legend')}</extra>",
     )
     fig = go.Figure(trace)
-    _token_axes(fig, tokens, "key", "query")
-    title = "Causal mask: blue = may attend"  # short enough for a phone
+    _token_axes(fig, tokens, key, query)
+    title = t("fig.attention.mask_title")  # short enough for a phone
     fig.update_layout(**base_layout(map_height(n_tokens), title))
     return fig
 
@@ -215,22 +229,23 @@ def future_share_bars(result) -> go.Figure:
     """Per layer, the share of attention going to tokens after the query, BERT beside GPT-2.
     result: a CompareResult."""
     fig = go.Figure()
+    layer_word = t("fig.attention.layer")
     for role, shares in (("encoder", result.encoder_future), ("decoder", result.decoder_future)):
         fig.add_trace(
             go.Bar(
                 x=np.arange(len(shares)),
                 y=np.asarray(shares, dtype=np.float32),
-                name=MODEL_NAMES[role],
+                name=model_name(role),
                 marker_color=MODEL_COLOURS[role],
                 text=[f"{share:.0%}" for share in shares],
                 textposition="outside",
-                hovertemplate=f"{MODEL_NAMES[role]}, layer %{{x}}: %{{y:.1%}}<extra></extra>",
+                hovertemplate=f"{model_name(role)}, {layer_word} %{{x}}: %{{y:.1%}}<extra></extra>",
             )
         )
     top = max([*result.encoder_future, *result.decoder_future, 0.1])
-    fig.update_xaxes(title_text="layer", dtick=1)
-    fig.update_yaxes(title_text="attention to later tokens", **percent_axis(min(1.0, top * 1.25)))
-    title, subtitle = "Attention to later tokens", "the share that goes to the right of each token"
+    fig.update_xaxes(title_text=layer_word, dtick=1)
+    fig.update_yaxes(title_text=t("fig.attention.future_axis"), **percent_axis(min(1.0, top * 1.25)))
+    title, subtitle = t("fig.attention.future_title"), t("fig.attention.future_subtitle")
     fig.update_layout(**base_layout(380, title, subtitle, barmode="group", legend=dict(orientation="h", y=-0.2)))
     return fig
 
@@ -244,19 +259,20 @@ def same_word_lines(result) -> go.Figure:
         encoder = track.role == "encoder"
         fig.add_trace(
             go.Scatter(
-                x=["embeddings"] + [f"layer {i}" for i in range(len(track.similarity) - 1)],
+                x=layer_names(len(track.similarity)),
                 y=np.asarray(track.similarity, dtype=np.float64),
                 mode="lines+markers",
-                name=MODEL_NAMES[track.role],
+                name=model_name(track.role),
                 line=dict(color=MODEL_COLOURS[track.role], width=3, dash="solid" if encoder else "dot"),
                 marker=dict(size=9, symbol="circle" if encoder else "square"),
-                hovertemplate=f"{MODEL_NAMES[track.role]}, %{{x}}: %{{y:.4f}}<extra></extra>",
+                hovertemplate=f"{model_name(track.role)}, %{{x}}: %{{y:.4f}}<extra></extra>",
             )
         )
     lowest = min(min(track.similarity) for track in tracks)
-    fig.update_xaxes(type="category", title_text="the word's vector after")
-    fig.update_yaxes(title_text="cosine similarity", range=[min(0.5, math.floor(10 * (lowest - 0.05)) / 10), 1.02])
-    title = f"'{plain(result.word)}' in the two sentences: how alike are its vectors?"
+    fig.update_xaxes(type="category", title_text=t("fig.attention.same_word_axis"))
+    bottom = min(0.5, math.floor(10 * (lowest - 0.05)) / 10)
+    fig.update_yaxes(title_text=t("fig.attention.cosine"), range=[bottom, 1.02])
+    title = t("fig.attention.same_word_title", word=plain(result.word))
     fig.update_layout(**base_layout(400, title, legend=dict(orientation="h", y=-0.3)))
     return fig
 
@@ -264,7 +280,8 @@ def same_word_lines(result) -> go.Figure:
 def masked_both_bars(result) -> go.Figure:
     """BERT's guesses for the [MASK] (both sides) beside GPT-2's next tokens (left side only), best on top.
     result: a MaskedBothResult."""
-    titles = ["BERT:<br>reads both sides of the gap", "GPT-2:<br>reads only the words before it"]  # fit a phone
+    # short lines, to fit a phone
+    titles = [f"BERT:<br>{t('fig.attention.both_encoder')}", f"GPT-2:<br>{t('fig.attention.both_decoder')}"]
     fig = make_subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.18)
     for col, (role, guesses) in enumerate((("encoder", result.encoder), ("decoder", result.decoder)), start=1):
         tokens, scores = [guess.token for guess in guesses], [guess.score for guess in guesses]

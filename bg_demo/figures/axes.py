@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from bg_demo.figures.style import plain
+from bg_demo.text import t
 
 MAP_MIN_HEIGHT = 260  # a map of two or three tokens keeps room for its title, labels and colour bar
 MAP_MAX_HEIGHT = 560  # 768-px screen - ~110 px of browser bar - ~100 px of tab bar: the whole map in sight
@@ -28,6 +29,12 @@ def map_height(rows: int) -> int:
 def token_names(tokens) -> list[str]:
     """Unique names for token positions (two tokens may print alike), as hovers show them: "bank #4"."""
     return [f"{plain(token)} #{i}" for i, token in enumerate(tokens)]
+
+
+def layer_names(n: int) -> list[str]:
+    """Names for the embeddings and the n - 1 layers after them, in the language served: "embeddings",
+    "layer 0" … (0-based, as in Attention)."""
+    return [t("fig.axes.embeddings")] + [t("fig.axes.layer", layer=i) for i in range(n - 1)]
 
 
 def shorten(token: str, max_chars: int = MAX_LABEL_CHARS) -> str:

@@ -7,8 +7,9 @@ import plotly.graph_objects as go
 
 from bg_demo.figures.axes import token_axis, token_names
 from bg_demo.figures.style import OKABE_ITO, base_layout, plain
+from bg_demo.text import t
 
-ROWS = ("attention", "gradient × input", "integrated gradients")
+ROWS = ("attention", "gradient_x_input", "integrated_gradients")  # each named by the text "fig.explain.row.<row>"
 ROW_HEIGHT = 60  # px per row of highlights: a token's text fits inside its cell
 CHROME = 190  # title, subtitle, rotated token labels
 # one diverging scale for all three rows: white at 0, vermillion for positive, blue for negative
@@ -32,17 +33,18 @@ def explanation_rows(result) -> go.Figure:
     text = [[plain(token) for token in result.tokens]] * len(ROWS)
     fig = go.Figure(
         go.Heatmap(
-            z=z.tolist(), x=names, y=list(ROWS), customdata=raw.tolist(), text=text, texttemplate="%{text}", colorscale=SCALE,
-            zmin=-1, zmax=1, xgap=2, ygap=4, colorbar=dict(title="share of the row's largest", len=0.8),
+            z=z.tolist(), x=names, y=[t(f"fig.explain.row.{row}") for row in ROWS], customdata=raw.tolist(), text=text,
+            texttemplate="%{text}", colorscale=SCALE, zmin=-1, zmax=1, xgap=2, ygap=4,
+            colorbar=dict(title=t("fig.explain.colorbar"), len=0.8),
             hovertemplate="%{y}<br>%{x}: %{customdata:.4g}<extra></extra>",
         )
     )
-    head = "mean of the heads" if result.head is None else f"head {result.head}"
-    title = f"Why {plain(result.target)} = {result.score:.1%}"
-    subtitle = f"attention at layer {result.layer} ({head}); attribution with {result.steps} steps"
+    head = t("fig.explain.mean_heads") if result.head is None else t("fig.explain.head_n", head=result.head)
+    title = t("fig.explain.title", target=plain(result.target), score=f"{result.score:.1%}")
+    subtitle = t("fig.explain.subtitle", layer=result.layer, head=head, steps=result.steps)
     fig.update_layout(
         **base_layout(CHROME + ROW_HEIGHT * len(ROWS), title, subtitle),
         xaxis=dict(**token_axis(result.tokens), type="category", tickangle=-45),
-        yaxis=dict(autorange="reversed", showgrid=False, title="each row on its own scale"),
+        yaxis=dict(autorange="reversed", showgrid=False, title=t("fig.explain.rows_axis")),
     )
     return fig

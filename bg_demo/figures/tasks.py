@@ -7,6 +7,7 @@ from plotly.subplots import make_subplots
 
 from bg_demo.figures.axes import percent_axis, token_axis
 from bg_demo.figures.style import OKABE_ITO, base_layout, plain, top_margin
+from bg_demo.text import t
 
 BAR_HEIGHT = 26  # px per bar: a 15-px label and the gap to the next
 CHART_CHROME = 80  # px per chart besides its bars: percent tick labels, axis title, the next chart's title
@@ -44,7 +45,7 @@ def add_probability_bars(fig: go.Figure, labels, scores, colour: str, row=None, 
     axis = token_axis(labels, max_chars=BAR_LABEL_CHARS)
     fig.update_yaxes(**axis, autorange="reversed", row=row, col=col)
     top = min(1.0, max(scores, default=0.0) * TEXT_ROOM) or 1.0
-    fig.update_xaxes(**percent_axis(top), title_text="probability", row=row, col=col)
+    fig.update_xaxes(**percent_axis(top), title_text=t("fig.tasks.probability"), row=row, col=col)
 
 
 def _spacing(layout: dict, rows: int) -> float:
@@ -60,7 +61,7 @@ def fill_mask_bars(result) -> go.Figure:
 
     result: a FillMaskResult; its `masks` is (M masks) x (k predictions) with token and score."""
     n_masks = len(result.masks)
-    titles = [f"[MASK] {i + 1} of {n_masks}" if n_masks > 1 else "[MASK]" for i in range(n_masks)]
+    titles = [t("fig.tasks.mask_of", i=i + 1, n=n_masks) if n_masks > 1 else "[MASK]" for i in range(n_masks)]
     height = bars_height(max(len(choices) for choices in result.masks), n_masks, subplot_titles=1)
     layout = base_layout(height, subplot_titles=1, bargap=0.25)
     fig = make_subplots(rows=n_masks, cols=1, subplot_titles=titles, vertical_spacing=_spacing(layout, n_masks))

@@ -14,13 +14,15 @@ from bg_demo.ui import (
     entities_tab,
     fill_mask_tab,
     generate_tab,
+    language,
     next_sentence_tab,
     pretraining_tab,
     qa_tab,
     start_tab,
+    strings,
 )
 from bg_demo.ui.links import Links
-from bg_demo.ui.strings import ASSETS, t
+from bg_demo.ui.strings import ASSETS, I18N, joined
 
 # in teaching order after "Start here": BERT's tasks, GPT-2, then what is inside both
 TABS = (
@@ -38,6 +40,7 @@ QUEUE_SIZE = 64  # requests waiting beyond this get "queue full" instead of an e
 CONCURRENCY = 2  # requests run at once per event; each model also serialises its own calls
 
 
+TITLE = "BERT & GPT-2"  # the browser tab's title: Gradio does not translate it, and it reads the same in every language
 HEARTBEAT_SECONDS = "2"  # Gradio notices a closed page at its next heartbeat (15 s by default)
 
 
@@ -46,21 +49,27 @@ def build_demo() -> gr.Blocks:
     # a heartbeat every 2 s costs each open page a few bytes
     os.environ.setdefault("GRADIO_HEARTBEAT_INTERVAL", HEARTBEAT_SECONDS)
     # delete_cache: files made for downloads are removed after an hour, so a busy Space does not fill its disk
-    with gr.Blocks(title=t("app.title"), fill_width=True, delete_cache=(3600, 3600)) as demo:
-        gr.Markdown(f"# {t('app.title')}\n{t('app.intro')}")
+    strings.TABLES.clear()  # the tables of this build only
+    with gr.Blocks(title=TITLE, fill_width=True, delete_cache=(3600, 3600)) as demo:
+        with gr.Row(equal_height=True, elem_classes=["bg-header"]):
+            gr.Markdown(joined("app.heading", "app.intro"), elem_classes=["bg-intro"])
+            switch = language.switch()
         # every tab stays in the bar, on as many lines as the screen needs, instead of a "…" menu
         with gr.Tabs(overflow_behavior="wrap") as tabs:
             steps = start_tab.build()
             pages = [page.under(tabs, tab.TAB_ID) for tab in TABS for page in tab.build()]
         Links(pages).wire(demo, steps)
         demo.unload(common.leave)
+        demo.unload(language.forget)
+        language.wire(demo, switch, strings.TABLES)
     demo.queue(max_size=QUEUE_SIZE, default_concurrency_limit=CONCURRENCY)
     return demo
 
 
 def launch_options() -> dict:
     """What `launch()` needs besides the server address: theme and stylesheet."""
-    return dict(theme=gr.themes.Soft(primary_hue="blue"), css_paths=[ASSETS / "style.css"])
+    return dict(theme=gr.themes.Soft(primary_hue="blue"), css_paths=[ASSETS / "style.css"], i18n=I18N,
+                head=language.HEAD)
 
 
 def launch(demo: gr.Blocks | None = None, **kwargs) -> None:

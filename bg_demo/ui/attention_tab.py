@@ -12,7 +12,7 @@ from bg_demo.backend.attention import ATTENTION_MAX_TOKENS, HEAD_STATS, VIEWS, a
 from bg_demo.figures.style import OKABE_ITO
 from bg_demo.ui import common, downloads
 from bg_demo.ui.links import Page
-from bg_demo.ui.strings import examples, t
+from bg_demo.ui.strings import every_language, t
 
 ROLES = ("encoder", "decoder")
 
@@ -25,8 +25,10 @@ def notice(result) -> str:
     return f"{read} {t('attention.truncated', total=result.n_tokens_total, shown=len(result.tokens))}"
 
 
-def show(text: str, role: str, progress=gr.Progress()):
-    result = common.run(role, backend.attention, text, role, progress=progress)
+def show(text: str, role: str, model: str | None = None, progress=gr.Progress()):
+    # a model of the other role (left in the picker by an example that switched the role) means the default
+    model = (model if model in {value for _, value in common.model_choices(role)} else None) or None
+    result = common.run(role, backend.attention, text, role, model_id=model, progress=progress)
     marks = [t("attention.special") if special else None for special in result.special]
     return result.compact(), notice(result), common.token_view(result.tokens, marks), result.summary()
 
@@ -62,6 +64,12 @@ def write_files(data, stem: str) -> list[str]:
     return [str(folder / f"{stem}.csv"), str(folder / f"{stem}.json")]
 
 
+def _models_of(role: str):
+    """The picker lists the models of the role just chosen, its default picked."""
+    choices = common.model_choices(role)
+    return gr.Dropdown(choices=choices, value="", label=t(f"common.model.{role}"))
+
+
 TAB_ID = "attention"
 
 
@@ -75,16 +83,19 @@ def build() -> list[Page]:
             with gr.Column(scale=1, min_width=220):
                 choices = [(t(f"attention.role.{role}"), role) for role in ROLES]
                 role = gr.Radio(choices, value="encoder", label=t("attention.role"))
+                # every model of both roles, so a link may pick either; the role's choice narrows the list
+                model = common.model_picker("encoder")
+                model.choices = [*model.choices, *common.model_choices("decoder")[1:]]
                 button = gr.Button(t("attention.run"), variant="primary")
         state = gr.State(None, time_to_live=common.STATE_SECONDS)  # the weights every redraw reads
         summary = gr.Markdown(render=False)
         tokens = gr.HighlightedText(
-            label=t("attention.tokens"), color_map={t("attention.special"): OKABE_ITO["sky"]}, render=False
+            label=t("attention.tokens"), color_map=dict.fromkeys(every_language("attention.special"), OKABE_ITO["sky"]), render=False
         )
         raw = gr.JSON(render=False)
-        task = common.Task(show, {"text": text, "role": role}, [state, summary, tokens, raw], page_id=TAB_ID,
+        task = common.Task(show, {"text": text, "role": role, "model": model}, [state, summary, tokens, raw], page_id=TAB_ID,
                            api_name="attention")
-        task.examples(examples()["attention"])
+        task.examples("attention")
         task.render([summary, tokens])
         # the controls beside the map on a laptop or projector, so a slider moves in sight of what it changes
         with gr.Row(equal_height=False):
@@ -118,5 +129,6 @@ def build() -> list[Page]:
             api_visibility="private",
             trigger_mode="always_last",
         )
+        role.input(_models_of, role, model, api_visibility="private", queue=False)
         export_button.click(common.shown_inline(export, 1), controls, [files, task.error], api_visibility="private")
     return [page]

@@ -7,7 +7,7 @@ import gradio as gr
 from bg_demo import backend, figures
 from bg_demo.ui import common, why
 from bg_demo.ui.links import Page
-from bg_demo.ui.strings import examples, t
+from bg_demo.ui.strings import t
 
 
 def predict(text: str, progress=gr.Progress()):
@@ -32,7 +32,7 @@ def build() -> list[Page]:
         tokens = gr.HighlightedText(label=t("common.tokens"), show_legend=False, render=False)
         raw = gr.JSON(render=False)
         task = common.Task(predict, {"text": text}, [scores, tokens, raw], page_id=TAB_ID, api_name="classify")
-        page = task.build(button, text, rows=examples()["classify"])
+        page = task.build(button, text, rows="classify")
         # the Attention tab shows the encoder, not this classifier: no link there
         why.section(explain, {"text": text}, page_id=TAB_ID, api_name="explain_classify",
                     link=None)

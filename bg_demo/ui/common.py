@@ -14,8 +14,9 @@ from contextlib import contextmanager
 
 import gradio as gr
 
-from bg_demo import backend
+from bg_demo import backend, config, text
 from bg_demo.errors import BgDemoError
+from bg_demo.ui import strings
 from bg_demo.ui.links import Page, Run, share_row
 from bg_demo.ui.strings import t
 
@@ -26,9 +27,10 @@ STATE_SECONDS = 3600  # a session's stored results expire this long after their 
 
 
 def run(role: str, fn, *args, progress: gr.Progress | None = None, **kwargs):
-    """Call a backend function; a user mistake or a missing model becomes a gr.Error the user can act on."""
-    _loading_notice(role, progress)
+    """Call a backend function; a user mistake or a missing model becomes a gr.Error the user can act on.
+    The model a first-load notice names is the call's `model_id` (or `<role>_id`), else the role's default."""
     with _user_errors(getattr(fn, "__name__", str(fn))):
+        _loading_notice(role, progress, kwargs.get("model_id") or kwargs.get(f"{role}_id"))
         return fn(*args, **kwargs)
 
 
@@ -83,12 +85,12 @@ def leave(request: gr.Request) -> None:
     STREAMS.cancel(request.session_hash)
 
 
-async def stream(role: str, submit, session: str, progress: gr.Progress | None = None):
+async def stream(role: str, submit, session: str, progress: gr.Progress | None = None, model_id: str | None = None):
     """Start a backend stream with `submit()` (in a worker thread: it may load the model) and relay its
     updates on the event loop: no thread is held while a student waits, and a cancelled stream (Stop, a
     closed tab, an API cancel) only marks its request cancelled, never waits on the model."""
-    _loading_notice(role, progress)
     with _user_errors(role):
+        _loading_notice(role, progress, model_id)
         handle = await asyncio.to_thread(submit)
         try:
             with STREAMS.running(session, handle):
@@ -102,10 +104,10 @@ async def stream(role: str, submit, session: str, progress: gr.Progress | None =
             handle.cancel()  # a no-op once finished; at once when the stream was cut short
 
 
-def _loading_notice(role: str, progress: gr.Progress | None) -> None:
-    if progress is not None and not backend.model_is_loaded(role):
+def _loading_notice(role: str, progress: gr.Progress | None, model_id: str | None = None) -> None:
+    if progress is not None and role in config.ROLES and not backend.model_is_loaded(role, model_id):
         # no fraction: a load has no meaningful percentage, and "0.0%" would sit there until it ends
-        progress(None, desc=t("app.loading", role=role, model=backend.model_source(role)))
+        progress(None, desc=t("app.loading", role=role, model=model_id or backend.model_source(role)))
 
 
 @contextmanager
@@ -183,25 +185,63 @@ def seed_box(**kwargs) -> gr.Textbox:
     return gr.Textbox("", label=t("generate.seed"), placeholder=t("generate.seed_empty"), max_lines=1, **kwargs)
 
 
+def model_label(model_id: str) -> str:
+    """How a model is named in a picker, the same in every language: its Hub name, size and language (🌐: many);
+    a local folder by its path."""
+    info = config.MODEL_INFO.get(model_id)
+    if info is None:
+        return model_id
+    language = "🌐" if info.language == "multilingual" else text.NAMES.get(info.language, info.language)
+    return f"{model_id.split('/')[-1]} · {info.parameters / 1e6:.0f}M · {language}"
+
+
+def model_choices(role: str) -> list[tuple[str, str]]:
+    """The models a student may pick for a role, the configured one first, as the value "": the backend's
+    default, whatever the server was started with (an API call that leaves the model out gets it too)."""
+    default = config.model_source(role)
+    others = [model for model in config.ALLOWED_MODELS[role] if model != default]
+    return [(model_label(default), ""), *((model_label(model), model) for model in others)]
+
+
+def model_picker(role: str, **kwargs) -> gr.Dropdown:
+    """A choice of model for this browser only: another student's pick never changes it. Its value goes to the
+    backend as `model_id`, which refuses anything outside the allowlist."""
+    return gr.Dropdown(model_choices(role), value="", label=t(f"common.model.{role}"), **kwargs)
+
+
 def token_view(tokens, labels=None) -> list[tuple[str, str | None]]:
     """Tokens for gr.HighlightedText, each its own piece, optionally labelled."""
     labels = labels if labels is not None else [None] * len(tokens)
     return [(f" {token} ", label) for token, label in zip(tokens, labels)]
 
 
-def examples(inputs, outputs, fn, rows, labels=None) -> gr.Examples:
-    """Examples that load into the inputs and run at once; nothing is computed at startup."""
-    return gr.Examples(
-        rows,
-        inputs=inputs,
-        outputs=outputs,
-        fn=fn,
-        run_on_click=True,
-        cache_examples=False,
-        label=t("common.examples"),
-        example_labels=labels,
-        api_visibility="private",
-    )
+def localized(path, make) -> list:
+    """One block of examples per language, shown only on a page in that language (assets/style.css keys on
+    <html lang>): the language's own rows where it has some (they pick its models), else the English ones, and
+    the column names in its words. `make(rows, lang)` builds a block."""
+    find = path if callable(path) else lambda lang: strings.example_rows(path, lang)
+    english = find(text.DEFAULT)
+    made = []
+    for lang in text.LANGS:
+        rows = find(lang) or english
+        if not rows:
+            continue
+        with gr.Column(elem_classes=["bg-examples", f"bg-for-{lang}"]):
+            made.append(make(rows, lang))
+    return made
+
+
+def examples(inputs, outputs, fn, rows, labels=None, lang: str = text.DEFAULT, **options) -> gr.Examples:
+    """Examples that fill the inputs they give (an English row leaves the model picker alone; a Korean or
+    Japanese row picks its language's model), then run with every input as it is now; nothing is computed
+    at startup."""
+    width = len(rows[0])
+    block = gr.Examples(rows, inputs=inputs[:width], label=t("common.examples"), example_labels=labels,
+                        api_visibility="private")
+    # the table's column names are the inputs' labels, which the browser does not translate there
+    block.dataset.headers = [strings.words(component.label, lang) for component in inputs[:width]]
+    block.load_input_event.then(fn, inputs, outputs, api_visibility="private", **options)
+    return block
 
 
 def render_outputs(outputs) -> None:
@@ -238,8 +278,14 @@ class Task:
     def targets(self) -> list:
         return [*self.outputs, self.error]
 
-    def examples(self, rows, labels=None) -> gr.Examples:
-        return examples(list(self.inputs.values()), self.targets, self.handler, rows, labels)
+    def examples(self, path, labels=None) -> list:
+        """The examples at `path` in assets/examples*.json (or `path(lang)`: rows made for a language), for
+        every language that has some; `labels(rows)` names the rows."""
+        def make(rows, lang):
+            return examples(list(self.inputs.values()), self.targets, self.handler, rows,
+                            labels(rows) if labels else None, lang, **self.options)
+
+        return localized(path, make)
 
     def render(self, outputs=None) -> None:
         """The error box, then the outputs made with render=False (all of them unless given)."""

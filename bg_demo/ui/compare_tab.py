@@ -7,15 +7,17 @@ import gradio as gr
 from bg_demo import backend, figures
 from bg_demo.ui import common
 from bg_demo.ui.links import Page, share_row
-from bg_demo.ui.strings import examples, t
+from bg_demo.ui.strings import joined, rows, t, table
 
 ROLES = ("encoder", "decoder")
-FACTS = ("model_id", "architecture", "layers", "heads", "hidden_size", "parameters", "vocab_size")
+FACTS = ("model_id", "architecture", "layers", "heads", "hidden_size", "body_parameters", "head_parameters",
+         "parameters", "missing_heads", "vocab_size")
 FACTS += ("position_embedding", "max_positions", "max_length", "attention_type")  # then the forward time
 
 
-def attend(text: str, progress=gr.Progress()):
-    result = common.run("encoder", backend.compare, text, progress=progress)
+def attend(text: str, encoder: str | None = None, decoder: str | None = None, progress=gr.Progress()):
+    result = common.run("encoder", backend.compare, text, encoder_id=encoder or None, decoder_id=decoder or None,
+                        progress=progress)
     mask = figures.causal_mask_figure(len(result.decoder.tokens), result.decoder.tokens)
     return result.compact(), mask, figures.future_share_bars(result), result.summary()
 
@@ -37,30 +39,47 @@ def draw_heads(result, layer: int, head: int):
     return figures.head_heatmap(result.encoder, layer, head), figures.head_heatmap(result.decoder, layer, head)
 
 
-def word_vectors(first: str, second: str, word: str, progress=gr.Progress()):
-    result = common.run("encoder", backend.same_word, first, second, word, progress=progress)
+def word_vectors(first: str, second: str, word: str, encoder: str | None = None, decoder: str | None = None,
+                 progress=gr.Progress()):
+    result = common.run("encoder", backend.same_word, first, second, word, encoder_id=encoder or None,
+                        decoder_id=decoder or None, progress=progress)
     note = common.plain(" ".join(result.notes)) if result.notes else t("compare.same.clean", word=common.plain(result.word))
     return figures.same_word_lines(result), note, result.to_dict()
 
 
-def fill_gap(text: str, progress=gr.Progress()):
-    result = common.run("encoder", backend.predict_masked_both, text, progress=progress)
+def fill_gap(text: str, encoder: str | None = None, decoder: str | None = None, progress=gr.Progress()):
+    result = common.run("encoder", backend.predict_masked_both, text, encoder_id=encoder or None,
+                        decoder_id=decoder or None, progress=progress)
     left = t("compare.masked.left", left=common.plain(result.left or "<|endoftext|>"))
     return figures.masked_both_bars(result), left, result.to_dict()
 
 
-def measure(progress=gr.Progress()):
-    facts = [common.run(role, backend.model_facts, role, progress=progress) for role in ROLES]
-    rows = [[t(f"compare.facts.{name}")] + [_value(getattr(f, name)) for f in facts] for name in FACTS]
+def measure(encoder: str | None = None, decoder: str | None = None, progress=gr.Progress()):
+    chosen = {"encoder": encoder or None, "decoder": decoder or None}
+    facts = [common.run(role, backend.model_facts, role, model_id=chosen[role], progress=progress) for role in ROLES]
+    found = [[t(f"compare.facts.{name}")] + [_value(f, name) for f in facts] for name in FACTS]
     timing = [_timing(f) for f in facts]
-    return [*rows, [t("compare.facts.forward"), *timing]], [f.to_dict() for f in facts]
+    table = rows("compare.facts.headers", [*found, [t("compare.facts.forward"), *timing]])
+    return table, memory(), [f.to_dict() for f in facts]
+
+
+def memory() -> str:
+    """Which models the server holds now, against its budget (the least recently used is unloaded first)."""
+    held = backend.model_memory()
+    names = ", ".join(t("compare.memory.model", model=info.model_id, gb=info.nbytes / 1e9) for info in held.models)
+    return t("compare.memory", models=names or "—", used=held.used / 1e9, budget=held.budget / 1e9)
 
 
 def _timing(facts) -> str:
     return t("compare.facts.forward_value", ms=facts.forward_ms, tokens=facts.forward_tokens, device=facts.device)
 
 
-def _value(value) -> str:
+def _value(facts, name: str) -> str:
+    value = getattr(facts, name)
+    if name == "head_parameters" and facts.tied_head:
+        return t("compare.facts.tied", n=value)
+    if name == "missing_heads":
+        return ", ".join(t(f"compare.facts.head.{head}") for head in value) or t("compare.facts.none")
     return f"{value:,}" if isinstance(value, int) else str(value)
 
 
@@ -70,10 +89,12 @@ TAB_ID = "compare"
 def build() -> list[Page]:
     with gr.Tab(t("compare.tab"), id=TAB_ID):
         gr.Markdown(t("compare.about"))
-        attention, view_fields = _attention_section()
-        same = _same_word_section()
-        masked = _masked_section()
-        _facts_section()
+        with gr.Row():  # any encoder beside any decoder, for every section below
+            models = {"encoder": common.model_picker("encoder"), "decoder": common.model_picker("decoder")}
+        attention, view_fields = _attention_section(models)
+        same = _same_word_section(models)
+        masked = _masked_section(models)
+        _facts_section(models)
         fields = {**attention.inputs, **view_fields, **same.inputs, **masked.inputs}
         share_row(TAB_ID, fields)
     # a link runs each section whose inputs it fills
@@ -81,7 +102,7 @@ def build() -> list[Page]:
     return [Page(TAB_ID, fields, runs=runs)]
 
 
-def _attention_section() -> tuple[common.Task, dict]:
+def _attention_section(models: dict) -> tuple[common.Task, dict]:
     with gr.Row():
         text = gr.Textbox(label=t("compare.text"), lines=1, max_lines=4, scale=3)
         button = gr.Button(t("compare.run"), variant="primary", scale=1, min_width=160)
@@ -89,8 +110,8 @@ def _attention_section() -> tuple[common.Task, dict]:
     mask = gr.Plot(label=t("compare.mask_plot"), render=False)
     future = gr.Plot(label=t("compare.future_plot"), render=False)
     raw = gr.JSON(render=False)
-    task = common.Task(attend, {"text": text}, [state, mask, future, raw], page_id=TAB_ID, api_name="compare")
-    task.examples(examples()["compare"]["attention"])
+    task = common.Task(attend, {"text": text, **models}, [state, mask, future, raw], page_id=TAB_ID, api_name="compare")
+    task.examples(("compare", "attention"))
     task.render([])
     with gr.Row():
         mask.render()
@@ -113,8 +134,8 @@ def _attention_section() -> tuple[common.Task, dict]:
     return task, {"layer": layer, "head": head}
 
 
-def _same_word_section() -> common.Task:
-    gr.Markdown(f"{t('compare.same.title')}\n{t('compare.same.about')}")
+def _same_word_section(models: dict) -> common.Task:
+    gr.Markdown(joined("compare.same.title", "compare.same.about"))
     with gr.Row():
         first = gr.Textbox(label=t("compare.same.first"), scale=3)
         second = gr.Textbox(label=t("compare.same.second"), scale=3)
@@ -123,34 +144,34 @@ def _same_word_section() -> common.Task:
     plot = gr.Plot(label=t("compare.same.plot"), render=False)
     note = gr.Markdown(render=False)
     raw = gr.JSON(render=False)
-    task = common.Task(word_vectors, {"first": first, "second": second, "word": word}, [plot, note, raw],
+    task = common.Task(word_vectors, {"first": first, "second": second, "word": word, **models}, [plot, note, raw],
                        page_id="compare_same_word")
-    task.examples(examples()["compare"]["same_word"])
+    task.examples(("compare", "same_word"))
     task.render()
     task.wire(button, word, share=False)  # the tab's one share row carries every section
     return task
 
 
-def _masked_section() -> common.Task:
-    gr.Markdown(f"{t('compare.masked.title')}\n{t('compare.masked.about')}")
+def _masked_section(models: dict) -> common.Task:
+    gr.Markdown(joined("compare.masked.title", "compare.masked.about"))
     text = gr.Textbox(label=t("compare.masked.text"))
     button = gr.Button(t("compare.masked.run"), variant="primary")
     plot = gr.Plot(label=t("compare.masked.plot"), render=False)
     left = gr.Markdown(render=False)
     raw = gr.JSON(render=False)
-    task = common.Task(fill_gap, {"masked": text}, [plot, left, raw], page_id="compare_masked")
-    task.examples(examples()["compare"]["masked"])
+    task = common.Task(fill_gap, {"masked": text, **models}, [plot, left, raw], page_id="compare_masked")
+    task.examples(("compare", "masked"))
     task.render()
     task.wire(button, text, share=False)
     return task
 
 
-def _facts_section() -> None:
-    gr.Markdown(f"{t('compare.facts.title')}\n{t('compare.facts.about')}")
+def _facts_section(models: dict) -> None:
+    gr.Markdown(joined("compare.facts.title", "compare.facts.about"))
     button = gr.Button(t("compare.facts.run"))
-    headers = t("compare.facts.headers").split("|")
-    table = gr.Dataframe(headers=headers, label=t("compare.facts.table"), interactive=False, render=False)
+    facts = table("compare.facts.headers", label=t("compare.facts.table"), interactive=False, render=False)
+    held = gr.Markdown(render=False)
     raw = gr.JSON(render=False)
-    task = common.Task(measure, {}, [table, raw], page_id="compare_facts")
+    task = common.Task(measure, dict(models), [facts, held, raw], page_id="compare_facts")
     task.render()
     task.wire(button, share=False)

@@ -9,18 +9,17 @@ from bg_demo.backend.entities import STRATEGIES
 from bg_demo.figures.style import ENTITY_COLOURS
 from bg_demo.ui import common, why
 from bg_demo.ui.links import Page
-from bg_demo.ui.strings import examples, t
+from bg_demo.ui.strings import rows, t, table
 
-TABLE_HEADERS = t("ner.table_headers").split("|")
 COLOURS = {**ENTITY_COLOURS, **{f"{p}-{k}": c for k, c in ENTITY_COLOURS.items() for p in "BI"}}
 
 
 def predict(text: str, aggregation: str, progress=gr.Progress()):
     result = common.run("ner", backend.recognize_entities, text, aggregation, progress=progress)
     spans = [{"entity": e.label, "start": e.start, "end": e.end} for e in result.entities]
-    table = [[e.label, e.text, round(e.score, 4), e.start, e.end] for e in result.entities]
+    found = [[e.label, e.text, round(e.score, 4), e.start, e.end] for e in result.entities]
     tags = common.token_view([tag.token for tag in result.tags], [tag.label for tag in result.tags])
-    return {"text": result.text, "entities": spans}, table, tags, result.to_dict()
+    return {"text": result.text, "entities": spans}, rows("ner.table_headers", found), tags, result.to_dict()
 
 
 def explain(text: str, aggregation: str, entity: int, layer=None, head=None):
@@ -36,15 +35,16 @@ def build() -> list[Page]:
         gr.Markdown(t("ner.about"))
         with gr.Row():
             text = gr.Textbox(label=t("ner.text"), lines=1, max_lines=4, scale=3)
-            aggregation = gr.Radio(list(STRATEGIES), value="average", label=t("ner.aggregation"), scale=2)
+            aggregation = gr.Radio([(t(f"ner.aggregation.{s}"), s) for s in STRATEGIES], value="average",
+                                   label=t("ner.aggregation"), scale=2)
         button = gr.Button(t("ner.run"), variant="primary")
         highlighted = gr.HighlightedText(label=t("ner.entities"), color_map=COLOURS, render=False)
-        table = gr.Dataframe(headers=TABLE_HEADERS, label=t("ner.table"), interactive=False, render=False)
+        found = table("ner.table_headers", label=t("ner.table"), interactive=False, render=False)
         tags = gr.HighlightedText(label=t("ner.token_tags"), color_map=COLOURS, render=False)
         raw = gr.JSON(render=False)
-        task = common.Task(predict, {"text": text, "aggregation": aggregation}, [highlighted, table, tags, raw],
+        task = common.Task(predict, {"text": text, "aggregation": aggregation}, [highlighted, found, tags, raw],
                            page_id=TAB_ID, api_name="ner")
-        page = task.build(button, text, rows=examples()["ner"])
+        page = task.build(button, text, rows="ner")
         # another strategy regroups the same text at once
         aggregation.input(task.handler, [text, aggregation], task.targets, api_visibility="private",
                           trigger_mode="always_last", **task.options)

@@ -9,19 +9,19 @@ from bg_demo.config import LIMITS
 from bg_demo.figures.style import OKABE_ITO
 from bg_demo.ui import common, why
 from bg_demo.ui.links import Page
-from bg_demo.ui.strings import examples, t
+from bg_demo.ui.strings import t
 
 
-def predict(text: str, top_k: int, progress=gr.Progress()):
-    result = common.run("encoder", backend.fill_mask, text, top_k, progress=progress)
+def predict(text: str, top_k: int, model: str | None = None, progress=gr.Progress()):
+    result = common.run("encoder", backend.fill_mask, text, top_k, model_id=model or None, progress=progress)
     masks = set(result.mask_positions)
     labels = ["[MASK]" if i in masks else None for i in range(len(result.tokens))]
     return result.filled, figures.fill_mask_bars(result), common.token_view(result.tokens, labels), result.to_dict()
 
 
-def explain(text: str, mask: int, guess: int, layer=None, head=None):
+def explain(text: str, mask: int, guess: int, layer=None, head=None, model=None):
     """The explanation of one guess at one mask, both counted from 1 as the page shows them."""
-    return backend.explain_fill_mask(text, why.from_one(mask), why.from_one(guess), layer, head)
+    return backend.explain_fill_mask(text, why.from_one(mask), why.from_one(guess), layer, head, model_id=model or None)
 
 
 def _which() -> dict:
@@ -42,6 +42,7 @@ def build() -> list[Page]:
                 text = gr.Textbox(label=t("fill_mask.text"), lines=1, max_lines=4)
             with gr.Column(scale=1, min_width=160):
                 top_k = gr.Slider(1, LIMITS.max_top_k, value=5, step=1, label=t("fill_mask.top_k"))
+                model = common.model_picker("encoder")
                 button = gr.Button(t("fill_mask.run"), variant="primary")
         filled = gr.Textbox(label=t("fill_mask.filled"), interactive=False, render=False)
         plot = gr.Plot(label=t("fill_mask.plot"), render=False)
@@ -49,8 +50,8 @@ def build() -> list[Page]:
             label=t("common.tokens"), color_map={"[MASK]": OKABE_ITO["orange"]}, show_inline_category=False, render=False
         )
         raw = gr.JSON(render=False)
-        task = common.Task(predict, {"text": text, "top_k": top_k}, [filled, plot, tokens, raw], page_id=TAB_ID,
+        task = common.Task(predict, {"text": text, "top_k": top_k, "model": model}, [filled, plot, tokens, raw], page_id=TAB_ID,
                            api_name="fill_mask")
-        page = task.build(button, text, rows=examples()["fill_mask"])
-        why.section(explain, {"text": text}, page_id=TAB_ID, api_name="explain_fill_mask", choices=_which)
+        page = task.build(button, text, rows="fill_mask")
+        why.section(explain, {"text": text}, model=model, page_id=TAB_ID, api_name="explain_fill_mask", choices=_which)
     return [page]

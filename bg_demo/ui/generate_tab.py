@@ -10,7 +10,7 @@ from bg_demo.config import LIMITS
 from bg_demo.errors import InputError
 from bg_demo.ui import common, logit_lens_tab, next_token_tab, why
 from bg_demo.ui.links import Page
-from bg_demo.ui.strings import examples, t
+from bg_demo.ui.strings import t
 
 
 def status(result) -> str:
@@ -41,26 +41,27 @@ def view(result):
 
 
 async def generate(prompt, strategy, max_new_tokens, temperature, top_k, top_p, num_beams, num_return_sequences,
-                   seed=None, no_repeat_ngram_size=0, repetition_penalty=1.0, request: gr.Request = None,
-                   progress=gr.Progress()):
+                   seed=None, no_repeat_ngram_size=0, repetition_penalty=1.0, model=None,
+                   request: gr.Request = None, progress=gr.Progress()):
     """Stream a generation; `seed` may be left out (None): a sampling strategy then draws one and reports it."""
     def submit():
         settings = GenerationSettings(
             strategy, max_new_tokens, temperature, top_k, top_p, num_beams, num_return_sequences, seed,
             no_repeat_ngram_size, repetition_penalty,
         )
-        return backend.submit_generation(prompt, settings)
+        return backend.submit_generation(prompt, settings, model_id=model or None)
 
     session = request.session_hash if request is not None else ""
-    async for result in common.stream("decoder", submit, session, progress):
+    async for result in common.stream("decoder", submit, session, progress, model or None):
         yield view(result)
 
 
-def explain(prompt: str, result: dict | None, sequence=1, layer=None, head=None):
+def explain(prompt: str, result: dict | None, sequence=1, layer=None, head=None, model=None):
     """Why the last token of a sequence on screen (counted from 1): its probability at temperature 1, as coloured."""
     generated = (result or {}).get("generated") or [[]]
     chosen = _sequence(sequence, len(generated))
-    return backend.explain_generation(prompt, [token["token_id"] for token in generated[chosen]], layer, head)
+    return backend.explain_generation(prompt, [token["token_id"] for token in generated[chosen]], layer, head,
+                                      model_id=model or None)
 
 
 def written(prompt: str, result: dict | None, sequence=1) -> str | None:
@@ -102,16 +103,17 @@ TAB_ID = "generate"
 def build() -> list[Page]:
     with gr.Tab(t("generate.tab"), id=TAB_ID):
         gr.Markdown(t("generate.about"))
+        model = common.model_picker("decoder")  # one choice for the three pages
         with gr.Tabs(overflow_behavior="wrap") as tabs:
             with gr.Tab(t("generate.sub"), id="generate_text"):
-                text = _build_generation()
-            lab = next_token_tab.build()
-            lens = logit_lens_tab.build()
+                text = _build_generation(model)
+            lab = next_token_tab.build(model)
+            lens = logit_lens_tab.build(model)
     pages = ((text, "generate_text"), (lab, next_token_tab.PAGE_ID), (lens, logit_lens_tab.PAGE_ID))
     return [Page(page.id, page.fields, ((tabs, tab_id),), page.runs) for page, tab_id in pages]
 
 
-def _build_generation() -> Page:
+def _build_generation(model) -> Page:
     # the prompt sends on Enter like every other box (Shift+Enter for a new line), and Generate and Stop come
     # right after it, one Tab press away
     with gr.Row(equal_height=True):
@@ -119,7 +121,8 @@ def _build_generation() -> Page:
         with gr.Column(scale=1, min_width=160):
             run = gr.Button(t("generate.run"), variant="primary")
             stop = gr.Button(t("generate.stop"), variant="stop")
-    strategy = gr.Radio(list(STRATEGIES), value="greedy", label=t("generate.strategy"))
+    strategy = gr.Radio([(t(f"generate.strategy.{s}"), s) for s in STRATEGIES], value="greedy",
+                        label=t("generate.strategy"))
     with gr.Row():
         max_new_tokens = gr.Slider(1, LIMITS.max_new_tokens, value=40, step=1, label=t("generate.max_new_tokens"))
         temperature = gr.Slider(0.05, 2.0, value=1.0, step=0.05, label=t("generate.temperature"), interactive=False)
@@ -138,29 +141,32 @@ def _build_generation() -> Page:
     summary = gr.Markdown(render=False)
     raw = gr.JSON(render=False)
     names = ("prompt", "strategy", "max_new_tokens", "temperature", "top_k", "top_p", "num_beams", "sequences", "seed",
-             "no_repeat_ngram_size", "repetition_penalty")
+             "no_repeat_ngram_size", "repetition_penalty", "model")
     inputs = [prompt, strategy, max_new_tokens, temperature, top_k, top_p, num_beams, sequences, seed, no_repeat,
-              penalty]
+              penalty, model]
     # generations wait on the engine without holding a thread: as many run at once as the engine has rows
     task = common.Task(generate, dict(zip(names, inputs)), [text, beams, summary, raw], page_id=TAB_ID,
                        api_name="generate", concurrency_id="generate", concurrency_limit=LIMITS.batch_rows)
-    rows = examples()["generate"]
     # examples only fill the inputs, then start the same Generate event, so Stop can stop every run
-    loaded = gr.Examples(
-        [row["inputs"] for row in rows], inputs, label=t("common.examples"),
-        example_labels=[row["label"] for row in rows], api_visibility="private",
-    ).load_input_event.then(task.handler, inputs, task.targets, api_visibility="private", **task.options)
+    def make(rows, lang):
+        filled = gr.Examples(
+            [row["inputs"] for row in rows], inputs[: len(rows[0]["inputs"])], label=t("common.examples"),
+            example_labels=[row["label"] for row in rows], api_visibility="private",
+        ).load_input_event
+        return filled.then(task.handler, inputs, task.targets, api_visibility="private", **task.options)
+
+    loaded = common.localized("generate", make)
     task.render()
     page = task.wire(run, prompt)
     # Stop ends a running generation with its result so far, then cancels any still waiting in the queue
     stop.click(stop_generating, None, None, api_visibility="private", concurrency_limit=None).then(
-        None, cancels=[*task.events, loaded]
+        None, cancels=[*task.events, *loaded]
     )
     strategy.change(controls_for, strategy, [temperature, top_k, top_p, num_beams, seed], api_visibility="private")
     def which() -> dict:
         return {"sequence": gr.Number(1, precision=0, minimum=1, maximum=LIMITS.max_sequences, label=t("why.sequence"),
                                       min_width=120)}
 
-    why.section(explain, {"prompt": prompt, "result": raw}, page_id=TAB_ID, api_name="explain_generation",
+    why.section(explain, {"prompt": prompt, "result": raw}, model=model, page_id=TAB_ID, api_name="explain_generation",
                 link=written, choices=which)
     return page

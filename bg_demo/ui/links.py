@@ -50,6 +50,9 @@ def share_row(page_id: str, fields: dict) -> None:
         f" {names}.forEach((n, i) => {{ if (values[i] !== null && values[i] !== undefined && values[i] !== '')"
         " p.set(n, values[i]); });"
         f" p.set({json.dumps(RUN)}, '1');"
+        # the language on screen, so the class sees the page in the teacher's language (English needs no mark)
+        " const lang = (document.documentElement.lang || '').split('-')[0];"
+        " if (lang && lang !== 'en') p.set('lang', lang);"
         " const u = window.location.origin + window.location.pathname + '?' + p.toString();"
         " if (navigator.clipboard) navigator.clipboard.writeText(u).catch(() => {}); return u; }"
     )

@@ -8,11 +8,11 @@ from bg_demo import backend, figures
 from bg_demo.backend.logit_lens import MAX_LENS_TOKENS
 from bg_demo.ui import common
 from bg_demo.ui.links import Page
-from bg_demo.ui.strings import examples, t
+from bg_demo.ui.strings import t
 
 
-def look(text, progress=gr.Progress()):
-    result = common.run("decoder", backend.logit_lens, text, progress=progress)
+def look(text, model=None, progress=gr.Progress()):
+    result = common.run("decoder", backend.logit_lens, text, model_id=model or None, progress=progress)
     note = t("lens.truncated", n=MAX_LENS_TOKENS) if result.truncated else ""
     return figures.logit_lens_heatmap(result), note, result.to_dict()
 
@@ -20,7 +20,7 @@ def look(text, progress=gr.Progress()):
 PAGE_ID = "logit_lens"
 
 
-def build() -> Page:
+def build(model) -> Page:
     with gr.Tab(t("lens.sub"), id=PAGE_ID):
         gr.Markdown(t("lens.about"))
         text = gr.Textbox(label=t("lens.text"), lines=1, max_lines=4)
@@ -28,6 +28,6 @@ def build() -> Page:
         plot = gr.Plot(label=t("lens.plot"), render=False)
         note = gr.Markdown(render=False)
         raw = gr.JSON(render=False)
-        task = common.Task(look, {"text": text}, [plot, note, raw], page_id=PAGE_ID, api_name="logit_lens",
+        task = common.Task(look, {"text": text, "model": model}, [plot, note, raw], page_id=PAGE_ID, api_name="logit_lens",
                            concurrency_id="decoder")
-        return task.build(button, text, rows=examples()["logit_lens"])
+        return task.build(button, text, rows="logit_lens")

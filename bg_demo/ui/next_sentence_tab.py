@@ -8,14 +8,18 @@ from bg_demo import backend, figures
 from bg_demo.figures.style import OKABE_ITO
 from bg_demo.ui import common, why
 from bg_demo.ui.links import Page
-from bg_demo.ui.strings import examples, t
+from bg_demo.ui.strings import t
 
 
-def predict(first: str, second: str, progress=gr.Progress()):
-    result = common.run("encoder", backend.next_sentence, first, second, progress=progress)
+def predict(first: str, second: str, model: str | None = None, progress=gr.Progress()):
+    result = common.run("encoder", backend.next_sentence, first, second, model_id=model or None, progress=progress)
     scores = {t("nsp.is_next"): result.is_next, t("nsp.not_next"): result.not_next}
     segments = common.token_view(result.tokens, ["A" if s == 0 else "B" for s in result.segment_ids])
     return figures.label_bars(scores), segments, result.to_dict()
+
+
+def explain(first: str, second: str, layer=None, head=None, model=None):
+    return backend.explain_next_sentence(first, second, layer, head, model_id=model or None)
 
 
 TAB_ID = "next_sentence"
@@ -27,15 +31,17 @@ def build() -> list[Page]:
         with gr.Row():
             first = gr.Textbox(label=t("nsp.first"), lines=1, max_lines=4)
             second = gr.Textbox(label=t("nsp.second"), lines=1, max_lines=4)
-        button = gr.Button(t("nsp.run"), variant="primary")
+        with gr.Row():
+            button = gr.Button(t("nsp.run"), variant="primary", scale=2)
+            model = common.model_picker("encoder", scale=1)
         scores = gr.Plot(label=t("nsp.scores"), render=False)
         segments = gr.HighlightedText(
             label=t("nsp.segments"), color_map={"A": OKABE_ITO["sky"], "B": OKABE_ITO["orange"]}, render=False
         )
         raw = gr.JSON(render=False)
-        task = common.Task(predict, {"first": first, "second": second}, [scores, segments, raw], page_id=TAB_ID,
+        task = common.Task(predict, {"first": first, "second": second, "model": model}, [scores, segments, raw], page_id=TAB_ID,
                            api_name="next_sentence")
-        page = task.build(button, first, second, rows=examples()["next_sentence"])
-        why.section(backend.explain_next_sentence, {"first": first, "second": second}, page_id=TAB_ID, api_name="explain_next_sentence",
+        page = task.build(button, first, second, rows="next_sentence")
+        why.section(explain, {"first": first, "second": second}, model=model, page_id=TAB_ID, api_name="explain_next_sentence",
                     link=None)
     return [page]

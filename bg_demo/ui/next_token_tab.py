@@ -8,9 +8,8 @@ from bg_demo import backend, figures
 from bg_demo.backend.generate import MAX_SEED
 from bg_demo.ui import common, why
 from bg_demo.ui.links import Page
-from bg_demo.ui.strings import examples, t
+from bg_demo.ui.strings import rows, t, table
 
-HEADERS = t("lab.history_headers").split("|")
 PAGE_ID = "next_token"
 
 
@@ -19,16 +18,18 @@ def _show(result, history):
     choices = [(f"{c.rank}. {c.token!r}  {c.scaled:.1%}", c.token_id) for c in result.candidates]
     state = {"ids": list(result.token_ids), "history": history, "result": result.to_dict()}
     picked = gr.Dropdown(choices=choices, value=result.candidates[0].token_id)
-    return figures.next_token_bars(result), result.context, picked, history, state, result.to_dict()
+    shown = rows("lab.history_headers", history)
+    return figures.next_token_bars(result), result.context, picked, shown, state, result.to_dict()
 
 
-def show(text, temperature, top_k, top_p, seed=None, progress=gr.Progress()):
+def show(text, temperature, top_k, top_p, seed=None, model=None, progress=gr.Progress()):
     """The distribution after `text`; without a seed, "Sample one" uses a freshly drawn one (shown in the steps)."""
-    result = common.run("decoder", backend.next_token, text, temperature, top_k, top_p, seed=seed, progress=progress)
+    result = common.run("decoder", backend.next_token, text, temperature, top_k, top_p, seed=seed,
+                        model_id=model or None, progress=progress)
     return _show(result, [])
 
 
-def step(how, picked, state, temperature, top_k, top_p, seed):
+def step(how, picked, state, temperature, top_k, top_p, seed, model=None):
     if not state:
         raise gr.Error(t("lab.start_first"), print_exception=False)
     last = state["result"]
@@ -38,13 +39,14 @@ def step(how, picked, state, temperature, top_k, top_p, seed):
     row = [len(state["history"]) + 1, chosen["token"], chosen["rank"], round(chosen["final"], 4), label]
     ids = state["ids"] + [chosen["token_id"]]
     step_seed = _step_seed(seed, len(ids))
-    result = common.run("decoder", backend.next_token, "", temperature, top_k, top_p, seed=step_seed, token_ids=ids)
+    result = common.run("decoder", backend.next_token, "", temperature, top_k, top_p, seed=step_seed, token_ids=ids,
+                        model_id=model or None)
     return _show(result, state["history"] + [row])
 
 
-def explain(text: str, token_id=None, layer=None, head=None):
+def explain(text: str, token_id=None, layer=None, head=None, model=None):
     """Why the picked candidate (the greedy one until another is picked) after the text now."""
-    return backend.explain_next_token(text, token_id, layer, head)
+    return backend.explain_next_token(text, token_id, layer, head, model_id=model or None)
 
 
 def _step_seed(seed, n_tokens: int) -> int | None:
@@ -54,7 +56,7 @@ def _step_seed(seed, n_tokens: int) -> int | None:
     return (common.run("decoder", backend.seed_or_draw, seed) + n_tokens) % MAX_SEED
 
 
-def build() -> Page:
+def build(model) -> Page:
     with gr.Tab(t("lab.sub"), id=PAGE_ID):
         gr.Markdown(t("lab.about"))
         text = gr.Textbox(label=t("lab.text"), lines=1, max_lines=6)
@@ -68,12 +70,13 @@ def build() -> Page:
         plot = gr.Plot(label=t("lab.plot"), render=False)
         context = gr.Textbox(label=t("lab.context"), interactive=False, render=False)
         picked = gr.Dropdown(label=t("lab.pick"), choices=[], render=False)
-        history = gr.Dataframe(headers=HEADERS, label=t("lab.history"), interactive=False, render=False)
+        history = table("lab.history_headers", label=t("lab.history"), interactive=False, render=False)
         raw = gr.JSON(render=False)
-        inputs = dict(zip(("text", "temperature", "top_k", "top_p", "seed"), (text, temperature, top_k, top_p, seed)))
+        inputs = dict(zip(("text", "temperature", "top_k", "top_p", "seed", "model"),
+                          (text, temperature, top_k, top_p, seed, model)))
         task = common.Task(show, inputs, [plot, context, picked, history, state, raw], page_id=PAGE_ID,
                            api_name="next_token", concurrency_id="decoder")
-        task.examples(examples()["next_token"])
+        task.examples("next_token")
         task.render([plot, context])
         with gr.Row():
             greedy = gr.Button(t("lab.greedy"))
@@ -83,10 +86,10 @@ def build() -> Page:
         history.render()
         with gr.Accordion(t("common.raw"), open=False):
             raw.render()
-        why.section(explain, {"text": context, "token_id": picked}, page_id=PAGE_ID, api_name="explain_next_token")
+        why.section(explain, {"text": context, "token_id": picked}, model=model, page_id=PAGE_ID, api_name="explain_next_token")
         page = task.wire(show_button, text)
         stepped = common.shown_inline(step, len(task.outputs))
         for button, how in ((greedy, "greedy"), (sample, "sample"), (append, "picked")):
-            button.click(stepped, [gr.State(how), picked, state, temperature, top_k, top_p, seed], task.targets,
+            button.click(stepped, [gr.State(how), picked, state, temperature, top_k, top_p, seed, model], task.targets,
                          api_visibility="private", **task.options)
     return page

@@ -9,44 +9,41 @@ import gradio as gr
 from bg_demo import backend, figures
 from bg_demo.ui import common
 from bg_demo.ui.links import Page
-from bg_demo.ui.strings import examples, t
+from bg_demo.ui.strings import examples, rows, t, table
 
 
-def _headers(key: str) -> list[str]:
-    return t(key).split("|")
-
-
-def corrupt(text, seed, progress=gr.Progress()):
-    result = common.run("encoder", backend.mlm_corruption, text, seed, progress=progress)
+def corrupt(text, seed, model=None, progress=gr.Progress()):
+    result = common.run("encoder", backend.mlm_corruption, text, seed, model_id=model or None, progress=progress)
     targets = {target.position for target in result.targets}
-    tokens = [
+    shown = [
         [i, original, shown, result.labels[i], "✓" if i in targets else ""]
         for i, (original, shown) in enumerate(zip(result.original, result.corrupted))
     ]
-    guesses = [
+    targets_shown = [
         [tg.position, tg.original, tg.shown, tg.treatment, ", ".join(f"{w} {p:.0%}" for w, p in tg.predictions),
          round(tg.score, 4), round(tg.loss, 3)]
         for tg in result.targets
     ]
     n = len(result.targets)
-    return tokens, guesses, t("pre.loss", loss=result.loss, n=n, plural="" if n == 1 else "s"), result.to_dict()
+    return rows("pre.token_headers", shown), rows("pre.target_headers", targets_shown), t("pre.loss", loss=result.loss, n=n, plural="" if n == 1 else "s"), result.to_dict()
 
 
-def representation(first, second, progress=gr.Progress()):
-    result = common.run("encoder", backend.input_representation, first, second, progress=progress)
-    rows = [
+def representation(first, second, model=None, progress=gr.Progress()):
+    result = common.run("encoder", backend.input_representation, first, second, model_id=model or None,
+                        progress=progress)
+    found = [
         [r.token, r.token_id, r.segment_id, r.position_id, *(round(v, 3) for v in
          (r.token_norm, r.segment_norm, r.position_norm, r.sum_norm))]
         for r in result.rows
     ]
-    return rows, figures.embedding_norms(result), result.to_dict()
+    return rows("pre.embedding_headers", found), figures.embedding_norms(result), result.to_dict()
 
 
-def causal(text, progress=gr.Progress()):
-    result = common.run("decoder", backend.causal_lm, text, progress=progress)
-    rows = [[s.context, s.target, round(s.score, 4), round(s.loss, 3), s.rank] for s in result.steps]
+def causal(text, model=None, progress=gr.Progress()):
+    result = common.run("decoder", backend.causal_lm, text, model_id=model or None, progress=progress)
+    steps = [[s.context, s.target, round(s.score, 4), round(s.loss, 3), s.rank] for s in result.steps]
     summary = t("pre.causal_loss", loss=result.loss, perplexity=result.perplexity)
-    return rows, figures.causal_loss_bars(result), summary, result.to_dict()
+    return rows("pre.causal_headers", steps), figures.causal_loss_bars(result), summary, result.to_dict()
 
 
 def random_second() -> str:
@@ -58,22 +55,24 @@ SUB_PAGES = ("mlm", "nsp", "embeddings", "causal")
 
 
 def build() -> list[Page]:
-    rows = examples()["pretraining"]
     with gr.Tab(t("pre.tab"), id=TAB_ID):
         gr.Markdown(t("pre.about"))
+        with gr.Row():  # one choice of each model for the whole lab
+            encoder = common.model_picker("encoder")
+            decoder = common.model_picker("decoder")
         with gr.Tabs(overflow_behavior="wrap") as tabs:
             with gr.Tab(t("pre.mlm"), id="mlm"):
-                mlm = _build_mlm(rows["mlm"])
+                mlm = _build_mlm(encoder)
             with gr.Tab(t("pre.nsp"), id="nsp"):
-                nsp = _build_nsp()
+                nsp = _build_nsp(encoder)
             with gr.Tab(t("pre.embeddings"), id="embeddings"):
-                embeddings = _build_embeddings(rows["embeddings"])
+                embeddings = _build_embeddings(encoder)
             with gr.Tab(t("pre.causal"), id="causal"):
-                causal_lm = _build_causal(rows["causal"])
+                causal_lm = _build_causal(decoder)
     return [Page(page.id, page.fields, ((tabs, page.id),), page.runs) for page in (mlm, nsp, embeddings, causal_lm)]
 
 
-def _build_mlm(rows) -> Page:
+def _build_mlm(model) -> Page:
     gr.Markdown(t("pre.mlm.about"))
     with gr.Row():
         text = gr.Textbox(label=t("pre.text"), lines=1, max_lines=4, scale=4)
@@ -81,21 +80,21 @@ def _build_mlm(rows) -> Page:
     with gr.Row():
         button = gr.Button(t("pre.corrupt"), variant="primary")
         again = gr.Button(t("pre.reroll"))
-    tokens = gr.Dataframe(headers=_headers("pre.token_headers"), label=t("pre.tokens"), interactive=False, render=False)
-    guesses = gr.Dataframe(headers=_headers("pre.target_headers"), label=t("pre.targets"), interactive=False, render=False)
+    tokens = table("pre.token_headers", label=t("pre.tokens"), interactive=False, render=False)
+    guesses = table("pre.target_headers", label=t("pre.targets"), interactive=False, render=False)
     loss = gr.Markdown(render=False)
     raw = gr.JSON(render=False)
-    task = common.Task(corrupt, {"text": text, "seed": seed}, [tokens, guesses, loss, raw], page_id="mlm",
+    task = common.Task(corrupt, {"text": text, "seed": seed, "model": model}, [tokens, guesses, loss, raw], page_id="mlm",
                        api_name="mlm_corruption", concurrency_id="encoder")
-    page = task.build(button, text, rows=rows)
+    page = task.build(button, text, rows=("pretraining", "mlm"))
     # the next seed, then the same run: the seed box shows which draw is on screen
     again.click(lambda value: int(value or 0) + 1, seed, seed, api_visibility="private", queue=False).then(
-        task.handler, [text, seed], task.targets, api_visibility="private", **task.options
+        task.handler, [text, seed, model], task.targets, api_visibility="private", **task.options
     )
     return page
 
 
-def _build_nsp() -> Page:
+def _build_nsp(model) -> Page:
     from bg_demo.ui.next_sentence_tab import predict  # the same handler as the Next sentence tab
 
     gr.Markdown(t("pre.nsp.about"))
@@ -108,37 +107,37 @@ def _build_nsp() -> Page:
     scores = gr.Plot(label=t("nsp.scores"), render=False)
     segments = gr.HighlightedText(label=t("nsp.segments"), render=False)
     raw = gr.JSON(render=False)
-    task = common.Task(predict, {"first": first, "second": second}, [scores, segments, raw], page_id="nsp",
+    task = common.Task(predict, {"first": first, "second": second, "model": model}, [scores, segments, raw], page_id="nsp",
                        concurrency_id="encoder")
     page = task.build(button, first, second)
     swap.click(random_second, None, second, api_visibility="private", queue=False).then(
-        task.handler, [first, second], task.targets, api_visibility="private", **task.options
+        task.handler, [first, second, model], task.targets, api_visibility="private", **task.options
     )
     return page
 
 
-def _build_embeddings(rows) -> Page:
+def _build_embeddings(model) -> Page:
     gr.Markdown(t("pre.embeddings.about"))
     with gr.Row():
         first = gr.Textbox(label=t("pre.first"))
         second = gr.Textbox(label=t("pre.second"))
     button = gr.Button(t("pre.show"), variant="primary")
-    table = gr.Dataframe(headers=_headers("pre.embedding_headers"), label=t("pre.ids"), interactive=False, render=False)
+    ids = table("pre.embedding_headers", label=t("pre.ids"), interactive=False, render=False)
     plot = gr.Plot(label=t("pre.norms"), render=False)
     raw = gr.JSON(render=False)
-    task = common.Task(representation, {"first": first, "second": second}, [table, plot, raw], page_id="embeddings",
+    task = common.Task(representation, {"first": first, "second": second, "model": model}, [ids, plot, raw], page_id="embeddings",
                        api_name="input_representation", concurrency_id="encoder")
-    return task.build(button, first, second, rows=rows)
+    return task.build(button, first, second, rows=("pretraining", "embeddings"))
 
 
-def _build_causal(rows) -> Page:
+def _build_causal(model) -> Page:
     gr.Markdown(t("pre.causal.about"))
     text = gr.Textbox(label=t("pre.text"), lines=1, max_lines=6)
     button = gr.Button(t("pre.causal_run"), variant="primary")
-    table = gr.Dataframe(headers=_headers("pre.causal_headers"), label=t("pre.causal_table"), interactive=False, render=False)
+    steps = table("pre.causal_headers", label=t("pre.causal_table"), interactive=False, render=False)
     plot = gr.Plot(label=t("pre.causal_plot"), render=False)
     summary = gr.Markdown(render=False)
     raw = gr.JSON(render=False)
-    task = common.Task(causal, {"text": text}, [table, plot, summary, raw], page_id="causal",
+    task = common.Task(causal, {"text": text, "model": model}, [steps, plot, summary, raw], page_id="causal",
                        api_name="causal_lm", concurrency_id="decoder")
-    return task.build(button, text, rows=rows)
+    return task.build(button, text, rows=("pretraining", "causal"))

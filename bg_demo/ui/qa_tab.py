@@ -8,9 +8,7 @@ from bg_demo import backend
 from bg_demo.figures.style import OKABE_ITO
 from bg_demo.ui import common, why
 from bg_demo.ui.links import Page
-from bg_demo.ui.strings import examples, t
-
-TABLE_HEADERS = t("qa.table_headers").split("|")
+from bg_demo.ui.strings import every_language, examples, rows, t, table
 
 
 def summary(result) -> str:
@@ -27,15 +25,22 @@ def summary(result) -> str:
 def predict(question: str, context: str, progress=gr.Progress()):
     result = common.run("qa", backend.answer, question, context, progress=progress)
     spans = [] if result.answer is None else [{"entity": t("qa.answer"), "start": result.start, "end": result.end}]
-    table = [[s.text, round(s.score, 4), s.start, s.end, s.window + 1] for s in result.alternatives]
-    return summary(result), {"text": result.context, "entities": spans}, table, result.to_dict()
+    found = [[s.text, round(s.score, 4), s.start, s.end, s.window + 1] for s in result.alternatives]
+    return summary(result), {"text": result.context, "entities": spans}, rows("qa.table_headers", found), result.to_dict()
 
 
 TAB_ID = "qa"
 
 
+def _rows(lang: str):
+    """Questions with their context (the contexts are long, so each is written once in the examples)."""
+    found = examples(lang)
+    if "qa" not in found:
+        return None
+    return [[question, found["qa_contexts"][key]] for question, key in found["qa"]]
+
+
 def build() -> list[Page]:
-    rows = examples()
     with gr.Tab(t("qa.tab"), id=TAB_ID):
         gr.Markdown(t("qa.about"))
         question = gr.Textbox(label=t("qa.question"))
@@ -43,14 +48,13 @@ def build() -> list[Page]:
         button = gr.Button(t("qa.run"), variant="primary")
         answer = gr.Markdown(label=t("qa.answer"), render=False)
         highlighted = gr.HighlightedText(
-            label=t("qa.highlight"), color_map={t("qa.answer"): OKABE_ITO["orange"]}, render=False
+            label=t("qa.highlight"), color_map=dict.fromkeys(every_language("qa.answer"), OKABE_ITO["orange"]), render=False
         )
-        table = gr.Dataframe(headers=TABLE_HEADERS, label=t("qa.alternatives"), interactive=False, render=False)
+        found = table("qa.table_headers", label=t("qa.alternatives"), interactive=False, render=False)
         raw = gr.JSON(render=False)
-        task = common.Task(predict, {"question": question, "context": context}, [answer, highlighted, table, raw],
+        task = common.Task(predict, {"question": question, "context": context}, [answer, highlighted, found, raw],
                            page_id=TAB_ID, api_name="qa")
-        qa_rows = [[q, rows["qa_contexts"][key]] for q, key in rows["qa"]]
-        page = task.build(button, question, rows=qa_rows, labels=[q for q, _ in rows["qa"]])
+        page = task.build(button, question, rows=_rows, labels=lambda rows: [question for question, _ in rows])
         why.section(backend.explain_answer, {"question": question, "context": context}, page_id=TAB_ID,
                     api_name="explain_answer", link=None)
     return [page]

@@ -16,8 +16,8 @@ def build() -> list[tuple]:
         gr.Markdown(t("start.intro"))
         gr.Markdown(t("start.table"))
         gr.Markdown(t("start.path"))
-        for step in examples()["guided_path"]:
-            button = gr.Button(step["label"], variant="secondary", size="md", elem_classes=["bg-step"])
+        for number, step in enumerate(examples()["guided_path"], start=1):
+            button = gr.Button(t(f"start.step.{number}"), variant="secondary", size="md", elem_classes=["bg-step"])
             steps.append((button, step["page"], step["values"]))
         with gr.Accordion(t("start.glossary_title"), open=False):
             gr.Markdown(t("start.glossary"))

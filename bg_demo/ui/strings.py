@@ -1,4 +1,6 @@
-"""Every user-facing string of the UI, in one place (English now; other languages add a table of the same keys)."""
+"""The UI's words. A label built once (a button, a tab, an explanation) goes to the browser as a `gr.I18n`
+key, so the browser shows it in its language; text made while serving a request (a status line, an error,
+a table) is put into words by `bg_demo.text` in that request's language. `t` does whichever fits."""
 
 from __future__ import annotations
 
@@ -6,401 +8,106 @@ import json
 from functools import cache
 from pathlib import Path
 
+import gradio as gr
+from gradio.context import Context, LocalContext
+
+from bg_demo import text
+
 ASSETS = Path(__file__).resolve().parent.parent.parent / "assets"
 
-EN = {
-    "app.title": "BERT & GPT-2, side by side",
-    "app.intro": (
-        "An interactive guide to the two pillars of pre-trained transformers: **BERT** reads a whole "
-        "sentence at once and fills in blanks; **GPT-2** reads left to right and writes the next word. "
-        "Pick a tab, try an example, then type your own text."
-    ),
-    "app.loading": "Loading the {role} model ({model}); the first request takes a little longer…",
-    "app.unexpected": "Something went wrong on the server while running this request. Try again, or try a shorter text.",
-    "common.raw": "Raw result (JSON, as the API returns it)",
-    "common.examples": "Examples: click one to load and run it",
-    "common.tokens": "Tokens the model sees",
-    # fill-mask
-    "fill_mask.tab": "Fill-mask",
-    "fill_mask.about": (
-        "BERT was pre-trained by hiding words and guessing them back from **both** sides of the gap. "
-        "Write `[MASK]` wherever a word is missing (any number of times) and see its top guesses with "
-        "their probabilities. Try changing a word *after* the mask: the guesses change, because BERT "
-        "reads the right-hand context too."
-    ),
-    "fill_mask.text": "Sentence with one or more [MASK]",
-    "fill_mask.top_k": "Guesses per mask (top-k)",
-    "fill_mask.filled": "Sentence with the best guess for each mask",
-    "fill_mask.plot": "Top guesses per mask",
-    "fill_mask.run": "Fill the masks",
-    # sentiment
-    "classify.tab": "Sentiment",
-    "classify.about": (
-        "A BERT-style encoder fine-tuned on movie reviews (SST-2) turns the vector of the `[CLS]` token "
-        "into one probability per label. Try a mixed review, or a negation (\"not bad at all\"), and see "
-        "how sure the model is."
-    ),
-    "classify.text": "Text to classify",
-    "classify.scores": "Probability of each label",
-    "classify.run": "Classify",
-    # entities
-    "ner.tab": "Entities",
-    "ner.about": (
-        "A BERT model fine-tuned for named entities tags every WordPiece token with a BIO label "
-        "(B- begins an entity, I- continues it, O is outside). The aggregation strategy decides how "
-        "tokens become entities: **none** shows raw tokens (with `##` pieces), **simple** merges "
-        "neighbours, **first / average / max** first make each word agree on one label, so an entity "
-        "is always made of whole words."
-    ),
-    "ner.text": "Text",
-    "ner.aggregation": "Aggregation strategy",
-    "ner.entities": "Entities found",
-    "ner.table": "Entities (label, text, score, character span)",
-    "ner.token_tags": "Each token's own label, before aggregation",
-    "ner.run": "Find entities",
-    "ner.table_headers": "label|text|score|start|end",
-    # question answering
-    "qa.tab": "Q&A",
-    "qa.about": (
-        "An extractive QA model does not write an answer: it points at where the answer **starts** and "
-        "**ends** in the context. Long contexts are read in overlapping windows. When the score for the "
-        "`[CLS]` token beats every span, the model is saying \"the answer is not in this text\"."
-    ),
-    "qa.question": "Question",
-    "qa.context": "Context (long texts are read in overlapping windows)",
-    "qa.answer": "Answer",
-    "qa.highlight": "The answer inside its context",
-    "qa.alternatives": "Best spans, best first",
-    "qa.run": "Answer",
-    "qa.table_headers": "answer|score|start|end|window",
-    "qa.found": "**{answer}** (probability {score}; read in {windows} window{plural})",
-    "qa.none": (
-        "**No answer**: the model thinks this context does not answer the question (no-answer score "
-        "{null:.2f} beats the best span, \"{best}\", at {best_logit:.2f})."
-    ),
-    "qa.none_no_span": "**No answer**: the model found no span in the context.",
-    # next sentence
-    "nsp.tab": "Next sentence",
-    "nsp.about": (
-        "BERT's second pre-training task: given sentence A and sentence B, did B really follow A in "
-        "the book, or was it picked at random? The `[CLS]` vector feeds a small two-way classifier. "
-        "Segment ids (0 for A, 1 for B) tell the model which sentence each token belongs to."
-    ),
-    "nsp.first": "Sentence A",
-    "nsp.second": "Sentence B",
-    "nsp.scores": "Does B follow A?",
-    "nsp.is_next": "IsNext",
-    "nsp.not_next": "NotNext",
-    "nsp.segments": "Tokens coloured by segment (A = 0, B = 1)",
-    "nsp.run": "Predict",
-    # generation (GPT-2)
-    "generate.tab": "Generate",
-    "generate.about": (
-        "GPT-2 writes one token at a time, each time choosing from a probability distribution over "
-        "its 50,257 tokens. **Greedy** always takes the most likely token (and often loops); **beam "
-        "search** keeps the few best partial texts and returns the most probable whole; **sampling** "
-        "draws at random, with **temperature** sharpening (below 1) or flattening (above 1) the "
-        "distribution, **top-k** keeping only the k likeliest tokens and **top-p** the smallest set "
-        "whose probabilities add up to p. The same seed gives the same sample."
-    ),
-    "generate.sub": "Decoding strategies",
-    "generate.prompt": "Prompt (empty = start from the beginning-of-text token)",
-    "generate.strategy": "Decoding strategy",
-    "generate.max_new_tokens": "New tokens",
-    "generate.temperature": "Temperature",
-    "generate.top_k": "Top-k",
-    "generate.top_p": "Top-p",
-    "generate.num_beams": "Beams",
-    "generate.num_return_sequences": "Sequences side by side",
-    "generate.seed": "Seed (empty = a new random one each time, shown below)",
-    "generate.seed_empty": "random",
-    "generate.repetition": "Repetition controls",
-    "generate.no_repeat": "No repeated n-gram of size (0 = off)",
-    "generate.penalty": "Repetition penalty (1 = off)",
-    "generate.run": "Generate",
-    "generate.stop": "Stop",
-    "generate.output": "Generated text, each new token coloured by how likely the model found it (hover for rank)",
-    "generate.beams": "Beam search, step by step",
-    "generate.sequence": "Sequence {n}",
-    "generate.status": "{tokens} new tokens in {seconds:.1f} s ({rate:.1f} tokens/s){seed} · {why}",
-    "generate.status_seed": " · seed {seed}",
-    "generate.streaming": "writing… {tokens} new tokens so far{seed}",
-    "generate.waiting": "waiting for a free place: {n} request(s) ahead of yours…",
-    "generate.why.end of text": "stopped at the end-of-text token",
-    "generate.why.max new tokens": "stopped at the new-token limit",
-    "generate.why.time budget": "stopped at the time limit of {seconds:.0f} s",
-    "generate.why.stopped": "stopped after {tokens} tokens (Stop pressed)",
-    # next-token lab
-    "lab.sub": "Next-token lab",
-    "lab.about": (
-        "One step of generation, slowed down. The bars are the model's top candidates for the next "
-        "token after temperature; the black marks are its own probabilities at temperature 1. Grey "
-        "bars are cut by top-k, orange ones by top-p (which keeps tokens until the green cumulative "
-        "line reaches p). Pick a token, take the greedy one or sample, and watch the text grow."
-    ),
-    "lab.text": "Text so far",
-    "lab.top_k": "Top-k (0 = off)",
-    "lab.top_p": "Top-p (1 = off)",
-    "lab.show": "Show the next-token distribution",
-    "lab.greedy": "Take the greedy token",
-    "lab.sample": "Sample one",
-    "lab.pick": "Or pick a candidate",
-    "lab.append": "Append the picked token",
-    "lab.context": "The text now",
-    "lab.history": "Steps taken",
-    "lab.history_headers": "step|token|rank|probability|how",
-    "lab.how.greedy": "greedy",
-    "lab.how.picked": "picked",
-    "lab.how.sample": "sampled with seed {seed}",
-    "lab.plot": "Candidates for the next token",
-    "lab.start_first": "Show the distribution for a text first.",
-    # logit lens
-    "lens.sub": "Logit lens",
-    "lens.about": (
-        "What would GPT-2 predict if it stopped after layer 0, 1, 2, …? Each row reads one layer's hidden "
-        "state through the final layer norm and the output head. Low layers often just echo the input "
-        "token; the prediction takes shape in the upper layers."
-    ),
-    "lens.text": "Text",
-    "lens.run": "Look through each layer",
-    "lens.plot": "The prediction at every layer (rows) and position (columns)",
-    "lens.truncated": "Only the first {n} tokens are shown.",
-    # pretraining lab
-    "pre.tab": "Pretraining",
-    "pre.about": (
-        "How BERT and GPT-2 learned from raw text, with no labels: BERT by guessing hidden words and "
-        "by telling whether two sentences belong together, GPT-2 by predicting every next token. "
-        "Each panel runs the real objective on your sentence with the loaded model."
-    ),
-    "pre.mlm": "Masked LM (BERT)",
-    "pre.mlm.about": (
-        "BERT picks **15%** of the tokens as targets. Of those, **80%** become `[MASK]`, **10%** a random "
-        "token and **10%** stay unchanged; the loss is computed only at the targets (label −100 elsewhere "
-        "means \"ignore\"). Why not always `[MASK]`? `[MASK]` never appears when BERT is used later, so the "
-        "model must also learn to check tokens that look normal, and it cannot tell which ones to check."
-    ),
-    "pre.text": "Sentence",
-    "pre.seed": "Seed (which tokens get picked)",
-    "pre.corrupt": "Corrupt and predict",
-    "pre.reroll": "Another seed",
-    "pre.tokens": "Original, corrupted input and labels",
-    "pre.token_headers": "position|original|model sees|label|target",
-    "pre.targets": "The model's guesses at each target",
-    "pre.target_headers": "position|original|model sees|treatment|top guesses|p(original)|−log p",
-    "pre.loss": "MLM loss on this sentence: **{loss:.3f}** (mean −log p of the original tokens at the {n} target{plural})",
-    "pre.nsp": "Next sentence (BERT)",
-    "pre.nsp.about": (
-        "Half of BERT's training pairs were real neighbours (IsNext), half had sentence B drawn from "
-        "another document (NotNext). Try a true continuation, then swap in a random sentence."
-    ),
-    "pre.swap": "Swap in a random sentence B (NotNext)",
-    "pre.embeddings": "Input embeddings (BERT)",
-    "pre.embeddings.about": (
-        "BERT's input vector for each token is the **sum** of three learned vectors: the token's own "
-        "embedding, a segment embedding (sentence A or B) and a position embedding (0, 1, 2, …), then "
-        "a layer norm. The table shows the ids; the chart shows how long each vector is."
-    ),
-    "pre.first": "Sentence A",
-    "pre.second": "Sentence B (optional)",
-    "pre.show": "Show the input representation",
-    "pre.embedding_headers": "token|token id|segment id|position id|‖token‖|‖segment‖|‖position‖|‖sum‖",
-    "pre.ids": "Ids and embedding sizes",
-    "pre.norms": "Embedding sizes",
-    "pre.causal": "Causal LM (GPT-2)",
-    "pre.causal.about": (
-        "GPT-2 is trained to predict every next token from the ones before it (teacher forcing: it always "
-        "reads the true text, never its own guesses). The loss is the mean −log p of the true next tokens; "
-        "perplexity = exp(loss) is how many equally likely choices the model is as unsure as."
-    ),
-    "pre.causal_run": "Score every next token",
-    "pre.causal_headers": "input so far|target|p|−log p|rank",
-    "pre.causal_table": "Teacher forcing, position by position",
-    "pre.causal_plot": "Loss at each position",
-    "pre.causal_loss": "Mean loss **{loss:.3f}** nats · perplexity **{perplexity:.1f}**",
-    # why: attention from the prediction beside attribution of it
-    "why.title": "Why? Attention from the prediction, and what the prediction depends on",
-    "why.about": (
-        "Two views of the prediction above, on the same tokens. **Attention**: where the prediction's position "
-        "(the `[MASK]`, `[CLS]` or the last token) reads from, at one layer. **Attribution**: how much the "
-        "probability shown depends on each input token, by gradient × input and by integrated gradients "
-        "(from a baseline where every ordinary token is padding). Blue is negative, vermillion positive; each "
-        "row is scaled to its own largest value. It takes a few seconds: it runs only when you ask."
-    ),
-    "why.layer": "Layer of the attention",
-    "why.head": "Head",
-    "why.mean": "mean of the heads",
-    "why.head_n": "head {head}",
-    "why.run": "Explain this prediction",
-    "why.plot": "Attention and attribution, token by token",
-    "why.spearman": (
-        "Rank correlation (Spearman) between the attention from the prediction (layer {layer}, {head}) and the "
-        "size of the integrated gradients, over {n} tokens: **ρ = {rho:+.2f}**."
-    ),
-    "why.completeness": (
-        "Integrated gradients add up to {total:.4f}, the probability {p:.4f} minus {base:.4f} at the baseline "
-        "(off by {gap:.1e} with {steps} steps)."
-    ),
-    "why.disagree": (
-        "Why the two can disagree: attention is one step inside one layer, it says where a position reads from, "
-        "not how much the output depends on what it read, since the value vectors, the other heads, the later "
-        "layers and the residual stream all stand in between. Attribution measures the output's sensitivity "
-        "to each token directly, so a token can draw much attention and matter little (often `[SEP]`), or the reverse."
-    ),
-    "why.link": "[Open this layer and head in the Attention tab]({url})",
-    "why.mask": "Which [MASK] (1 = the first)",
-    "why.guess": "Which guess (1 = the best)",
-    "why.entity": "Which entity (1 = the first in the table)",
-    "why.sequence": "Which sequence (1 = the first): its last token is explained",
-    "why.sequence_range": "Pick a sequence between 1 and {n}: the generation on screen has {n}.",
-    # links
-    "link.button": "Link to this",
-    "link.placeholder": "a link that opens this tab with these inputs (copied when you click)",
-    # start here
-    "start.tab": "Start here",
-    "start.intro": (
-        "**BERT** (Google, 2018) and **GPT-2** (OpenAI, 2019) are both stacks of transformer layers "
-        "trained on plain text with no labels. They differ in one decision, *which tokens each token may "
-        "look at*, and that decides what they are good for."
-    ),
-    "start.table": (
-        "| | BERT | GPT-2 |\n"
-        "|---|---|---|\n"
-        "| part of the transformer | encoder | decoder |\n"
-        "| attention | bidirectional: every token sees every token | causal: each token sees only those before it |\n"
-        "| pre-training objective | fill in masked words (15% of tokens) + is sentence B next? | predict the next token, everywhere |\n"
-        "| tokens | WordPiece (`play ##ing`) | byte-level BPE (`Ġplaying`) |\n"
-        "| good at | understanding: classify, tag, find answers in a text | writing: continue a text |\n"
-        "| used by | fine-tuning on a task with a small head | prompting and sampling |"
-    ),
-    "start.path": "### A guided path\nEach step opens a tab with an example and runs it; then change the input and run it again.",
-    "start.glossary_title": "Glossary",
-    "start.glossary": (
-        "- **token**: a piece of text the model reads as one unit: a word, part of a word or a symbol.\n"
-        "- **WordPiece**: BERT's tokenizer; a word missing from its vocabulary is split into pieces, and `##` marks a piece that continues a word.\n"
-        "- **BPE (byte-level)**: GPT-2's tokenizer; merges frequent byte pairs, `Ġ` marks a leading space.\n"
-        "- **embedding**: the vector that stands for a token; BERT adds token, segment and position embeddings.\n"
-        "- **layer**: one transformer block (attention then a feed-forward network); BERT-base and GPT-2 have 12.\n"
-        "- **head**: one of the parallel attention mechanisms in a layer (12 per layer in both models), each with its own pattern.\n"
-        "- **attention weight**: how much a token (query) takes from another token (key); each query's weights add up to 1.\n"
-        "- **causal mask**: the rule that a GPT token cannot attend to tokens after it.\n"
-        "- **logit**: the raw score the model gives each candidate token before softmax.\n"
-        "- **softmax**: turns logits into probabilities that are positive and add up to 1.\n"
-        "- **temperature**: divides the logits before softmax; below 1 sharpens the distribution, above 1 flattens it.\n"
-        "- **top-k / top-p**: sampling filters keeping the k likeliest tokens / the smallest set whose probabilities add up to p.\n"
-        "- **greedy / beam search**: always take the likeliest token / keep the few best partial texts.\n"
-        "- **entropy**: how spread out a distribution is, in bits; 1 bit = a fair coin.\n"
-        "- **perplexity**: exp(loss); how many equally likely choices the model is as unsure as.\n"
-        "- **fine-tuning**: training a pre-trained model a little more, on a labelled task (sentiment, entities, QA)."
-    ),
-    # attention
-    "attention.tab": "Attention",
-    "attention.about": (
-        "In every layer, each attention **head** lets every token (the **query**, a row) decide how much "
-        "to read from every token (the **keys**, the columns), and each row adds up to 1. Run a sentence "
-        "once, then move the sliders or switch views: the picture is redrawn from the stored weights. "
-        "Look for BERT heads that pile their weight on `[CLS]`/`[SEP]` (tick *hide special tokens* to see "
-        "what is left), and notice that GPT-2's maps are empty above the diagonal: it cannot look ahead."
-    ),
-    "attention.text": "Text (at most {n} tokens are shown)",
-    "attention.role": "Model",
-    "attention.role.encoder": "BERT (encoder: reads both ways)",
-    "attention.role.decoder": "GPT-2 (decoder: reads left to right)",
-    "attention.run": "Show attention",
-    "attention.view": "View",
-    "attention.view.head": "One head",
-    "attention.view.layer": "All heads of the layer",
-    "attention.view.overview": "Every head at a glance",
-    "attention.view.lines": "Lines (one head)",
-    "attention.view.mean": "Mean of the layer's heads",
-    "attention.view.rollout": "Rollout up to the layer",
-    "attention.layer": "Layer (0 = the first)",
-    "attention.head": "Head (0 = the first)",
-    "attention.hide_special": "Hide special tokens ([CLS], [SEP], <|endoftext|>) and renormalise each row",
-    "attention.stat": "Colour the overview by",
-    "attention.stat.entropy": "entropy: how spread out",
-    "attention.stat.to_special": "share on [CLS]/[SEP] (GPT-2: its first token)",
-    "attention.stat.to_previous": "share on the previous token",
-    "attention.stat.to_self": "share on the token itself",
-    "attention.plot": "Attention",
-    "attention.tokens": "Tokens the model sees (special tokens marked)",
-    "attention.special": "special",
-    "attention.read": "`{model}` read **{n} tokens**: {layers} layers × {heads} heads.",
-    "attention.truncated": (
-        "**Cut short:** the text makes {total} tokens; only the first {shown} are shown. "
-        "Shorten the text to see all of it."
-    ),
-    "attention.export": "Export this view (CSV and JSON)",
-    "attention.files": "Downloads: the numbers behind the current view",
-    "attention.run_first": "Show the attention for a text first, then export it.",
-    # BERT vs GPT-2
-    "compare.tab": "BERT vs GPT-2",
-    "compare.about": (
-        "The same sentence through both models. BERT's attention may go to any token; GPT-2's causal mask "
-        "lets each token see only itself and the tokens before it, so its share of attention to later "
-        "tokens is exactly zero in every layer. Below, test what that means: one word in two sentences, "
-        "one gap filled from both sides or from the left only, and the two models in numbers."
-    ),
-    "compare.text": "Sentence",
-    "compare.run": "Compare the attention",
-    "compare.mask_plot": "Who may attend to whom in GPT-2",
-    "compare.future_plot": "Attention to later tokens, layer by layer",
-    "compare.layer": "Layer (0 = the first)",
-    "compare.head": "Head (0 = the first)",
-    "compare.encoder_plot": "BERT: one head",
-    "compare.decoder_plot": "GPT-2: one head",
-    "compare.same.title": "### Same word, different contexts",
-    "compare.same.about": (
-        "Two sentences that agree up to a word and differ after it. GPT-2 reads left to right, so it gives "
-        "the word exactly the same vector in both (similarity 1 at every layer); BERT also reads what comes "
-        "after, so its vectors drift apart layer by layer. Try a word with two meanings."
-    ),
-    "compare.same.first": "First sentence",
-    "compare.same.second": "Second sentence",
-    "compare.same.word": "Word in both sentences",
-    "compare.same.run": "Compare the word's vectors",
-    "compare.same.plot": "Cosine similarity of the word's two vectors, after each layer",
-    "compare.same.clean": "The sentences agree up to **{word}**, so GPT-2's two vectors must be the same.",
-    "compare.masked.title": "### One gap, two readers",
-    "compare.masked.about": (
-        "Put one `[MASK]` in a sentence. BERT fills it using the words on both sides; GPT-2 can only "
-        "continue the words before it. Put the clue after the gap (\"The [MASK] barked all night.\") "
-        "and see which model gets it."
-    ),
-    "compare.masked.text": "Sentence with exactly one [MASK]",
-    "compare.masked.run": "Fill the gap with both",
-    "compare.masked.plot": "Top guesses for the gap",
-    "compare.masked.left": "GPT-2 reads only: *{left}*",
-    "compare.facts.title": "### The two models in numbers",
-    "compare.facts.about": (
-        "Size, shape and speed of the loaded models; the forward time is measured now, on this machine, "
-        "for one short sentence (the median of three runs)."
-    ),
-    "compare.facts.run": "Measure",
-    "compare.facts.table": "Model facts",
-    "compare.facts.headers": "fact|BERT (encoder)|GPT-2 (decoder)",
-    "compare.facts.model_id": "Model",
-    "compare.facts.architecture": "Architecture",
-    "compare.facts.layers": "Layers",
-    "compare.facts.heads": "Attention heads per layer",
-    "compare.facts.hidden_size": "Hidden size (vector length)",
-    "compare.facts.parameters": "Parameters",
-    "compare.facts.vocab_size": "Vocabulary",
-    "compare.facts.position_embedding": "Position embeddings",
-    "compare.facts.max_positions": "Positions in the table",
-    "compare.facts.max_length": "Longest input (tokens)",
-    "compare.facts.attention_type": "Attention",
-    "compare.facts.forward": "One forward pass",
-    "compare.facts.forward_value": "{ms:.1f} ms for {tokens} tokens on {device}",
-}
+# labels that need more than a key (filled-in values, or several keys in one Markdown): one derived key each,
+# with its words in every language, added to the translations the browser gets
+_DERIVED: dict[str, dict[str, str]] = {lang: {} for lang in text.LANGS}
 
 
-def t(key: str, **values) -> str:
-    """The text for `key`, with `values` filled in."""
-    text = EN[key]
-    return text.format(**values) if values else text
+def building() -> bool:
+    """Whether the app's layout is being built (labels become I18n keys) rather than a request served."""
+    return Context.root_block is not None and LocalContext.request.get(None) is None
+
+
+def compose(key: str, words) -> gr.i18n.I18nData:
+    """A label whose words in each language are `words(lang)`, sent as one I18n key."""
+    for lang in text.LANGS:
+        _DERIVED[lang][key] = words(lang)
+    return I18N(key)
+
+
+def t(key: str, **values):
+    """The words for `key`: an I18n label while the layout is built, else the text in the request's language."""
+    if not building():
+        return text.t(key, **values)
+    if not values:
+        return I18N(key)
+    derived = f"{key}|{json.dumps(values, sort_keys=True, default=str)}"
+    return compose(derived, lambda lang: text.t(key, lang, **values))
+
+
+def joined(*keys: str, sep: str = "\n") -> gr.i18n.I18nData:
+    """Several texts in one label (a Markdown heading and its paragraph)."""
+    return compose(sep.join(keys), lambda lang: sep.join(text.t(key, lang) for key in keys))
+
+
+def words(label, lang: str) -> str:
+    """A label made while building (an I18n key, or plain text) in one language's words."""
+    if isinstance(label, gr.i18n.I18nData):
+        return translations()[lang].get(label.key) or translations()[text.DEFAULT].get(label.key, "")
+    return "" if label is None else str(label)
+
+
+def every_language(key: str, **values) -> list[str]:
+    """The words for `key` in each language: for a colour map that must match labels made in any of them."""
+    return [text.t(key, lang, **values) for lang in text.LANGS]
+
+
+def translations() -> dict[str, dict[str, str]]:
+    return {lang: {**table, **_DERIVED[lang]} for lang, table in text.tables().items()}
+
+
+class _I18n(gr.I18n):
+    """gr.I18n whose tables are read when the app is launched, after every derived label exists."""
+
+    @property
+    def translations_dict(self) -> dict[str, dict[str, str]]:
+        return translations()
+
+
+I18N = _I18n()
+
+
+# every table of the app, with the key of its headers: the page load and the language switch relabel them
+TABLES: list[tuple[gr.Dataframe, str]] = []
+
+
+def headers(key: str) -> list[str]:
+    """A table's column names (`a|b|c` in the texts), in the language being served (English while building)."""
+    return text.t(key).split("|")
+
+
+def table(key: str, **kwargs) -> gr.Dataframe:
+    """A Dataframe whose headers follow the session's language."""
+    component = gr.Dataframe(headers=headers(key), **kwargs)
+    TABLES.append((component, key))
+    return component
+
+
+def rows(key: str, data: list) -> dict:
+    """A table's value with its headers in the request's language (a plain list would take the English ones)."""
+    return {"data": data, "headers": headers(key)}
 
 
 @cache
-def examples() -> dict:
-    """The example inputs of every tab (assets/examples.json)."""
-    return json.loads((ASSETS / "examples.json").read_text(encoding="utf-8"))
+def examples(lang: str = text.DEFAULT) -> dict:
+    """The example inputs of every tab in one language: assets/examples.json (English) or examples.<lang>.json,
+    which holds only the tabs where the language's own models make sense (their rows pick those models)."""
+    path = ASSETS / ("examples.json" if lang == text.DEFAULT else f"examples.{lang}.json")
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def example_rows(path, lang: str = text.DEFAULT):
+    """The rows at `path` (a key, or keys into nested tables) in one language's examples; None if it has none."""
+    found = examples(lang)
+    for key in (path,) if isinstance(path, str) else path:
+        if not isinstance(found, dict) or key not in found:
+            return None
+        found = found[key]
+    return found

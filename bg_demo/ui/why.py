@@ -40,7 +40,7 @@ def fit(raw):
     """The layer and head choices of the model just explained (read from its result)."""
     if not raw:
         return gr.skip(), gr.skip()
-    layers = [("last", "last"), *((str(i), str(i)) for i in range(raw["n_layers"]))]
+    layers = [(t("why.last"), "last"), *((str(i), str(i)) for i in range(raw["n_layers"]))]
     heads = [(t("why.mean"), "mean"), *((str(i), str(i)) for i in range(raw["n_heads"]))]
     return gr.Dropdown(choices=layers), gr.Dropdown(choices=heads)
 
@@ -55,16 +55,18 @@ def first_input(text, *_):
     return text
 
 
-def section(explain, inputs: dict, *, page_id: str, api_name: str, link=first_input, choices=None) -> None:
+def section(explain, inputs: dict, *, page_id: str, api_name: str, link=first_input, choices=None,
+            model: gr.Dropdown | None = None) -> None:
     """A closed "Why?" panel: layer and head choices, an Explain button, the rows and the summary, and a
     named API endpoint. explain(*inputs, layer, head) -> Explanation, layer/head None for "last"/"mean";
     link(*inputs) is the text the Attention tab is opened with (None: no link, for a model that tab does not
-    show); choices() makes the panel's own inputs (which mask, entity or sequence), added after `inputs`."""
+    show); choices() makes the panel's own inputs (which mask, entity or sequence), added after `inputs`;
+    `model` is the page's model picker, passed as explain(..., model=…) and last in the API's inputs."""
     with gr.Accordion(t("why.title"), open=False):
         gr.Markdown(t("why.about"))
         with gr.Row(equal_height=True):
             inputs = {**inputs, **(choices() if choices else {})}
-            layer = gr.Dropdown([("last", "last"), *((str(i), str(i)) for i in range(LAYERS))], value="last",
+            layer = gr.Dropdown([(t("why.last"), "last"), *((str(i), str(i)) for i in range(LAYERS))], value="last",
                                 label=t("why.layer"), min_width=120)
             head = gr.Dropdown([(t("why.mean"), "mean"), *((str(i), str(i)) for i in range(HEADS))], value="mean",
                                label=t("why.head"), min_width=120)
@@ -74,13 +76,19 @@ def section(explain, inputs: dict, *, page_id: str, api_name: str, link=first_in
         raw = gr.JSON(render=False)
 
         def why(*values):
+            if model is not None:
+                *values, chosen = values
+                options = {"model": chosen or None}
+            else:
+                options = {}
             *given, layer_value, head_value = values
-            result = common.run("why", explain, *given, _choice(layer_value), _choice(head_value))
+            result = common.run("why", explain, *given, _choice(layer_value), _choice(head_value), **options)
             text = link(*given) if link is not None else None
             return figures.explanation_rows(result), summary(result, text), result.to_dict()
 
         why.__name__ = api_name
-        task = common.Task(why, {**inputs, "layer": layer, "head": head}, [plot, notes, raw], page_id=page_id,
+        picked = {"model": model} if model is not None else {}
+        task = common.Task(why, {**inputs, "layer": layer, "head": head, **picked}, [plot, notes, raw], page_id=page_id,
                            api_name=api_name)
         task.render()
         task.wire(button, share=False)

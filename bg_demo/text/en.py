@@ -1,0 +1,602 @@
+"""English: the source text of every user-facing string; `ko.py` and `ja.py` hold the same keys."""
+
+EN = {
+    "app.heading": "# BERT & GPT-2, side by side",
+    "app.intro": (
+        "An interactive guide to the two pillars of pre-trained transformers: **BERT** reads a whole "
+        "sentence at once and fills in blanks; **GPT-2** reads left to right and writes the next word. "
+        "Pick a tab, try an example, then type your own text."
+    ),
+    "app.loading": "Loading the {role} model ({model}); the first request takes a little longer…",
+    "app.unexpected": "Something went wrong on the server while running this request. Try again, or try a shorter text.",
+    "common.raw": "Raw result (JSON, as the API returns it)",
+    "common.examples": "Examples: click one to load and run it",
+    "common.tokens": "Tokens the model sees",
+    "common.model.encoder": "BERT model (encoder)",
+    "common.model.decoder": "GPT-2 model (decoder)",
+    "why.last": "last",
+    "generate.strategy.greedy": "greedy",
+    "generate.strategy.beam": "beam",
+    "generate.strategy.temperature": "temperature",
+    "generate.strategy.top_k": "top_k",
+    "generate.strategy.top_p": "top_p",
+    "ner.aggregation.none": "none",
+    "ner.aggregation.simple": "simple",
+    "ner.aggregation.first": "first",
+    "ner.aggregation.average": "average",
+    "ner.aggregation.max": "max",
+    "start.step.1": "1 · BERT fills in the blank (masked language model)",
+    "start.step.2": "2 · How BERT was trained: hide 15% of the words",
+    "start.step.3": "3 · BERT's input: token + segment + position embeddings",
+    "start.step.4": "4 · Does sentence B follow sentence A? (NSP)",
+    "start.step.5": "5 · Inside BERT: attention heads",
+    "start.step.6": "6 · GPT-2 writes: greedy, beam, sampling",
+    "start.step.7": "7 · One token at a time: the next-token lab",
+    "start.step.8": "8 · How GPT-2 was trained: predict every next token",
+    "start.step.9": "9 · Bidirectional vs causal, side by side",
+    "start.step.10": "10 · Fine-tuned BERT at work: answers from a text",
+    # fill-mask
+    "fill_mask.tab": "Fill-mask",
+    "fill_mask.about": (
+        "BERT was pre-trained by hiding words and guessing them back from **both** sides of the gap. "
+        "Write `[MASK]` wherever a word is missing (any number of times) and see its top guesses with "
+        "their probabilities. Try changing a word *after* the mask: the guesses change, because BERT "
+        "reads the right-hand context too."
+    ),
+    "fill_mask.text": "Sentence with one or more [MASK]",
+    "fill_mask.top_k": "Guesses per mask (top-k)",
+    "fill_mask.filled": "Sentence with the best guess for each mask",
+    "fill_mask.plot": "Top guesses per mask",
+    "fill_mask.run": "Fill the masks",
+    # sentiment
+    "classify.tab": "Sentiment",
+    "classify.about": (
+        "A BERT-style encoder fine-tuned on movie reviews (SST-2) turns the vector of the `[CLS]` token "
+        "into one probability per label. Try a mixed review, or a negation (\"not bad at all\"), and see "
+        "how sure the model is."
+    ),
+    "classify.text": "Text to classify",
+    "classify.scores": "Probability of each label",
+    "classify.run": "Classify",
+    # entities
+    "ner.tab": "Entities",
+    "ner.about": (
+        "A BERT model fine-tuned for named entities tags every WordPiece token with a BIO label "
+        "(B- begins an entity, I- continues it, O is outside). The aggregation strategy decides how "
+        "tokens become entities: **none** shows raw tokens (with `##` pieces), **simple** merges "
+        "neighbours, **first / average / max** first make each word agree on one label, so an entity "
+        "is always made of whole words."
+    ),
+    "ner.text": "Text",
+    "ner.aggregation": "Aggregation strategy",
+    "ner.entities": "Entities found",
+    "ner.table": "Entities (label, text, score, character span)",
+    "ner.token_tags": "Each token's own label, before aggregation",
+    "ner.run": "Find entities",
+    "ner.table_headers": "label|text|score|start|end",
+    # question answering
+    "qa.tab": "Q&A",
+    "qa.about": (
+        "An extractive QA model does not write an answer: it points at where the answer **starts** and "
+        "**ends** in the context. Long contexts are read in overlapping windows. When the score for the "
+        "`[CLS]` token beats every span, the model is saying \"the answer is not in this text\"."
+    ),
+    "qa.question": "Question",
+    "qa.context": "Context (long texts are read in overlapping windows)",
+    "qa.answer": "Answer",
+    "qa.highlight": "The answer inside its context",
+    "qa.alternatives": "Best spans, best first",
+    "qa.run": "Answer",
+    "qa.table_headers": "answer|score|start|end|window",
+    "qa.found": "**{answer}** (probability {score}; read in {windows} window{plural})",
+    "qa.none": (
+        "**No answer**: the model thinks this context does not answer the question (no-answer score "
+        "{null:.2f} beats the best span, \"{best}\", at {best_logit:.2f})."
+    ),
+    "qa.none_no_span": "**No answer**: the model found no span in the context.",
+    # next sentence
+    "nsp.tab": "Next sentence",
+    "nsp.about": (
+        "BERT's second pre-training task: given sentence A and sentence B, did B really follow A in "
+        "the book, or was it picked at random? The `[CLS]` vector feeds a small two-way classifier. "
+        "Segment ids (0 for A, 1 for B) tell the model which sentence each token belongs to."
+    ),
+    "nsp.first": "Sentence A",
+    "nsp.second": "Sentence B",
+    "nsp.scores": "Does B follow A?",
+    "nsp.is_next": "IsNext",
+    "nsp.not_next": "NotNext",
+    "nsp.segments": "Tokens coloured by segment (A = 0, B = 1)",
+    "nsp.run": "Predict",
+    # generation (GPT-2)
+    "generate.tab": "Generate",
+    "generate.about": (
+        "GPT-2 writes one token at a time, each time choosing from a probability distribution over "
+        "its 50,257 tokens. **Greedy** always takes the most likely token (and often loops); **beam "
+        "search** keeps the few best partial texts and returns the most probable whole; **sampling** "
+        "draws at random, with **temperature** sharpening (below 1) or flattening (above 1) the "
+        "distribution, **top-k** keeping only the k likeliest tokens and **top-p** the smallest set "
+        "whose probabilities add up to p. The same seed gives the same sample."
+    ),
+    "generate.sub": "Decoding strategies",
+    "generate.prompt": "Prompt (empty = start from the beginning-of-text token)",
+    "generate.strategy": "Decoding strategy",
+    "generate.max_new_tokens": "New tokens",
+    "generate.temperature": "Temperature",
+    "generate.top_k": "Top-k",
+    "generate.top_p": "Top-p",
+    "generate.num_beams": "Beams",
+    "generate.num_return_sequences": "Sequences side by side",
+    "generate.seed": "Seed (empty = a new random one each time, shown below)",
+    "generate.seed_empty": "random",
+    "generate.repetition": "Repetition controls",
+    "generate.no_repeat": "No repeated n-gram of size (0 = off)",
+    "generate.penalty": "Repetition penalty (1 = off)",
+    "generate.run": "Generate",
+    "generate.stop": "Stop",
+    "generate.output": "Generated text, each new token coloured by how likely the model found it (hover for rank)",
+    "generate.beams": "Beam search, step by step",
+    "generate.sequence": "Sequence {n}",
+    "generate.status": "{tokens} new tokens in {seconds:.1f} s ({rate:.1f} tokens/s){seed} · {why}",
+    "generate.status_seed": " · seed {seed}",
+    "generate.streaming": "writing… {tokens} new tokens so far{seed}",
+    "generate.waiting": "waiting for a free place: {n} request(s) ahead of yours…",
+    "generate.why.end of text": "stopped at the end-of-text token",
+    "generate.why.max new tokens": "stopped at the new-token limit",
+    "generate.why.time budget": "stopped at the time limit of {seconds:.0f} s",
+    "generate.why.stopped": "stopped after {tokens} tokens (Stop pressed)",
+    # next-token lab
+    "lab.sub": "Next-token lab",
+    "lab.about": (
+        "One step of generation, slowed down. The bars are the model's top candidates for the next "
+        "token after temperature; the black marks are its own probabilities at temperature 1. Grey "
+        "bars are cut by top-k, orange ones by top-p (which keeps tokens until the green cumulative "
+        "line reaches p). Pick a token, take the greedy one or sample, and watch the text grow."
+    ),
+    "lab.text": "Text so far",
+    "lab.top_k": "Top-k (0 = off)",
+    "lab.top_p": "Top-p (1 = off)",
+    "lab.show": "Show the next-token distribution",
+    "lab.greedy": "Take the greedy token",
+    "lab.sample": "Sample one",
+    "lab.pick": "Or pick a candidate",
+    "lab.append": "Append the picked token",
+    "lab.context": "The text now",
+    "lab.history": "Steps taken",
+    "lab.history_headers": "step|token|rank|probability|how",
+    "lab.how.greedy": "greedy",
+    "lab.how.picked": "picked",
+    "lab.how.sample": "sampled with seed {seed}",
+    "lab.plot": "Candidates for the next token",
+    "lab.start_first": "Show the distribution for a text first.",
+    # logit lens
+    "lens.sub": "Logit lens",
+    "lens.about": (
+        "What would GPT-2 predict if it stopped after layer 0, 1, 2, …? Each row reads one layer's hidden "
+        "state through the final layer norm and the output head. Low layers often just echo the input "
+        "token; the prediction takes shape in the upper layers."
+    ),
+    "lens.text": "Text",
+    "lens.run": "Look through each layer",
+    "lens.plot": "The prediction at every layer (rows) and position (columns)",
+    "lens.truncated": "Only the first {n} tokens are shown.",
+    # pretraining lab
+    "pre.tab": "Pretraining",
+    "pre.about": (
+        "How BERT and GPT-2 learned from raw text, with no labels: BERT by guessing hidden words and "
+        "by telling whether two sentences belong together, GPT-2 by predicting every next token. "
+        "Each panel runs the real objective on your sentence with the loaded model."
+    ),
+    "pre.mlm": "Masked LM (BERT)",
+    "pre.mlm.about": (
+        "BERT picks **15%** of the tokens as targets. Of those, **80%** become `[MASK]`, **10%** a random "
+        "token and **10%** stay unchanged; the loss is computed only at the targets (label −100 elsewhere "
+        "means \"ignore\"). Why not always `[MASK]`? `[MASK]` never appears when BERT is used later, so the "
+        "model must also learn to check tokens that look normal, and it cannot tell which ones to check."
+    ),
+    "pre.text": "Sentence",
+    "pre.seed": "Seed (which tokens get picked)",
+    "pre.corrupt": "Corrupt and predict",
+    "pre.reroll": "Another seed",
+    "pre.tokens": "Original, corrupted input and labels",
+    "pre.token_headers": "position|original|model sees|label|target",
+    "pre.targets": "The model's guesses at each target",
+    "pre.target_headers": "position|original|model sees|treatment|top guesses|p(original)|−log p",
+    "pre.loss": "MLM loss on this sentence: **{loss:.3f}** (mean −log p of the original tokens at the {n} target{plural})",
+    "pre.nsp": "Next sentence (BERT)",
+    "pre.nsp.about": (
+        "Half of BERT's training pairs were real neighbours (IsNext), half had sentence B drawn from "
+        "another document (NotNext). Try a true continuation, then swap in a random sentence."
+    ),
+    "pre.swap": "Swap in a random sentence B (NotNext)",
+    "pre.embeddings": "Input embeddings (BERT)",
+    "pre.embeddings.about": (
+        "BERT's input vector for each token is the **sum** of three learned vectors: the token's own "
+        "embedding, a segment embedding (sentence A or B) and a position embedding (0, 1, 2, …), then "
+        "a layer norm. The table shows the ids; the chart shows how long each vector is."
+    ),
+    "pre.first": "Sentence A",
+    "pre.second": "Sentence B (optional)",
+    "pre.show": "Show the input representation",
+    "pre.embedding_headers": "token|token id|segment id|position id|‖token‖|‖segment‖|‖position‖|‖sum‖",
+    "pre.ids": "Ids and embedding sizes",
+    "pre.norms": "Embedding sizes",
+    "pre.causal": "Causal LM (GPT-2)",
+    "pre.causal.about": (
+        "GPT-2 is trained to predict every next token from the ones before it (teacher forcing: it always "
+        "reads the true text, never its own guesses). The loss is the mean −log p of the true next tokens; "
+        "perplexity = exp(loss) is how many equally likely choices the model is as unsure as."
+    ),
+    "pre.causal_run": "Score every next token",
+    "pre.causal_headers": "input so far|target|p|−log p|rank",
+    "pre.causal_table": "Teacher forcing, position by position",
+    "pre.causal_plot": "Loss at each position",
+    "pre.causal_loss": "Mean loss **{loss:.3f}** nats · perplexity **{perplexity:.1f}**",
+    # why: attention from the prediction beside attribution of it
+    "why.title": "Why? Attention from the prediction, and what the prediction depends on",
+    "why.about": (
+        "Two views of the prediction above, on the same tokens. **Attention**: where the prediction's position "
+        "(the `[MASK]`, `[CLS]` or the last token) reads from, at one layer. **Attribution**: how much the "
+        "probability shown depends on each input token, by gradient × input and by integrated gradients "
+        "(from a baseline where every ordinary token is padding). Blue is negative, vermillion positive; each "
+        "row is scaled to its own largest value. It takes a few seconds: it runs only when you ask."
+    ),
+    "why.layer": "Layer of the attention",
+    "why.head": "Head",
+    "why.mean": "mean of the heads",
+    "why.head_n": "head {head}",
+    "why.run": "Explain this prediction",
+    "why.plot": "Attention and attribution, token by token",
+    "why.spearman": (
+        "Rank correlation (Spearman) between the attention from the prediction (layer {layer}, {head}) and the "
+        "size of the integrated gradients, over {n} tokens: **ρ = {rho:+.2f}**."
+    ),
+    "why.completeness": (
+        "Integrated gradients add up to {total:.4f}, the probability {p:.4f} minus {base:.4f} at the baseline "
+        "(off by {gap:.1e} with {steps} steps)."
+    ),
+    "why.disagree": (
+        "Why the two can disagree: attention is one step inside one layer, it says where a position reads from, "
+        "not how much the output depends on what it read, since the value vectors, the other heads, the later "
+        "layers and the residual stream all stand in between. Attribution measures the output's sensitivity "
+        "to each token directly, so a token can draw much attention and matter little (often `[SEP]`), or the reverse."
+    ),
+    "why.link": "[Open this layer and head in the Attention tab]({url})",
+    "why.mask": "Which [MASK] (1 = the first)",
+    "why.guess": "Which guess (1 = the best)",
+    "why.entity": "Which entity (1 = the first in the table)",
+    "why.sequence": "Which sequence (1 = the first): its last token is explained",
+    "why.sequence_range": "Pick a sequence between 1 and {n}: the generation on screen has {n}.",
+    # links
+    "link.button": "Link to this",
+    "link.placeholder": "a link that opens this tab with these inputs (copied when you click)",
+    # start here
+    "start.tab": "Start here",
+    "start.intro": (
+        "**BERT** (Google, 2018) and **GPT-2** (OpenAI, 2019) are both stacks of transformer layers "
+        "trained on plain text with no labels. They differ in one decision, *which tokens each token may "
+        "look at*, and that decides what they are good for."
+    ),
+    "start.table": (
+        "| | BERT | GPT-2 |\n"
+        "|---|---|---|\n"
+        "| part of the transformer | encoder | decoder |\n"
+        "| attention | bidirectional: every token sees every token | causal: each token sees only those before it |\n"
+        "| pre-training objective | fill in masked words (15% of tokens) + is sentence B next? | predict the next token, everywhere |\n"
+        "| tokens | WordPiece (`play ##ing`) | byte-level BPE (`␣playing`) |\n"
+        "| good at | understanding: classify, tag, find answers in a text | writing: continue a text |\n"
+        "| used by | fine-tuning on a task with a small head | prompting and sampling |"
+    ),
+    "start.path": "### A guided path\nEach step opens a tab with an example and runs it; then change the input and run it again.",
+    "start.glossary_title": "Glossary",
+    "start.glossary": (
+        "- **token**: a piece of text the model reads as one unit: a word, part of a word or a symbol.\n"
+        "- **WordPiece**: BERT's tokenizer; a word missing from its vocabulary is split into pieces, and `##` marks a piece that continues a word.\n"
+        "- **BPE (byte-level)**: GPT-2's tokenizer; merges frequent byte pairs. Its vocabulary writes a leading space as `Ġ`; "
+        "this app shows every leading space as `␣` (a line break as `↵`), in every view and for every model.\n"
+        "- **partial character** `나[1/3]`: byte-level BPE works on UTF-8 bytes, so one Hangul or kana character (3 bytes) "
+        "or an emoji (4 bytes) may be split over several tokens; such a token shows the character and which of its "
+        "bytes it holds (`나[1/3]`: byte 1 of the 3 bytes of 나).\n"
+        "- **embedding**: the vector that stands for a token; BERT adds token, segment and position embeddings.\n"
+        "- **layer**: one transformer block (attention then a feed-forward network); BERT-base and GPT-2 have 12.\n"
+        "- **head**: one of the parallel attention mechanisms in a layer (12 per layer in both models), each with its own pattern.\n"
+        "- **attention weight**: how much a token (query) takes from another token (key); each query's weights add up to 1.\n"
+        "- **causal mask**: the rule that a GPT token cannot attend to tokens after it.\n"
+        "- **logit**: the raw score the model gives each candidate token before softmax.\n"
+        "- **softmax**: turns logits into probabilities that are positive and add up to 1.\n"
+        "- **temperature**: divides the logits before softmax; below 1 sharpens the distribution, above 1 flattens it.\n"
+        "- **top-k / top-p**: sampling filters keeping the k likeliest tokens / the smallest set whose probabilities add up to p.\n"
+        "- **greedy / beam search**: always take the likeliest token / keep the few best partial texts.\n"
+        "- **entropy**: how spread out a distribution is, in bits; 1 bit = a fair coin.\n"
+        "- **perplexity**: exp(loss); how many equally likely choices the model is as unsure as.\n"
+        "- **fine-tuning**: training a pre-trained model a little more, on a labelled task (sentiment, entities, QA)."
+    ),
+    # attention
+    "attention.tab": "Attention",
+    "attention.about": (
+        "In every layer, each attention **head** lets every token (the **query**, a row) decide how much "
+        "to read from every token (the **keys**, the columns), and each row adds up to 1. Run a sentence "
+        "once, then move the sliders or switch views: the picture is redrawn from the stored weights. "
+        "Look for BERT heads that pile their weight on `[CLS]`/`[SEP]` (tick *hide special tokens* to see "
+        "what is left), and notice that GPT-2's maps are empty above the diagonal: it cannot look ahead."
+    ),
+    "attention.text": "Text (at most {n} tokens are shown)",
+    "attention.role": "Model",
+    "attention.role.encoder": "BERT (encoder: reads both ways)",
+    "attention.role.decoder": "GPT-2 (decoder: reads left to right)",
+    "attention.run": "Show attention",
+    "attention.view": "View",
+    "attention.view.head": "One head",
+    "attention.view.layer": "All heads of the layer",
+    "attention.view.overview": "Every head at a glance",
+    "attention.view.lines": "Lines (one head)",
+    "attention.view.mean": "Mean of the layer's heads",
+    "attention.view.rollout": "Rollout up to the layer",
+    "attention.layer": "Layer (0 = the first)",
+    "attention.head": "Head (0 = the first)",
+    "attention.hide_special": "Hide special tokens ([CLS], [SEP], <|endoftext|>) and renormalise each row",
+    "attention.stat": "Colour the overview by",
+    "attention.stat.entropy": "entropy: how spread out",
+    "attention.stat.to_special": "share on [CLS]/[SEP] (GPT-2: its first token)",
+    "attention.stat.to_previous": "share on the previous token",
+    "attention.stat.to_self": "share on the token itself",
+    "attention.plot": "Attention",
+    "attention.tokens": "Tokens the model sees (special tokens marked)",
+    "attention.special": "special",
+    "attention.read": "`{model}` read **{n} tokens**: {layers} layers × {heads} heads.",
+    "attention.truncated": (
+        "**Cut short:** the text makes {total} tokens; only the first {shown} are shown. "
+        "Shorten the text to see all of it."
+    ),
+    "attention.export": "Export this view (CSV and JSON)",
+    "attention.files": "Downloads: the numbers behind the current view",
+    "attention.run_first": "Show the attention for a text first, then export it.",
+    # BERT vs GPT-2
+    "compare.tab": "BERT vs GPT-2",
+    "compare.about": (
+        "The same sentence through both models. BERT's attention may go to any token; GPT-2's causal mask "
+        "lets each token see only itself and the tokens before it, so its share of attention to later "
+        "tokens is exactly zero in every layer. Below, test what that means: one word in two sentences, "
+        "one gap filled from both sides or from the left only, and the two models in numbers."
+    ),
+    "compare.text": "Sentence",
+    "compare.run": "Compare the attention",
+    "compare.mask_plot": "Who may attend to whom in GPT-2",
+    "compare.future_plot": "Attention to later tokens, layer by layer",
+    "compare.layer": "Layer (0 = the first)",
+    "compare.head": "Head (0 = the first)",
+    "compare.encoder_plot": "BERT: one head",
+    "compare.decoder_plot": "GPT-2: one head",
+    "compare.same.title": "### Same word, different contexts",
+    "compare.same.about": (
+        "Two sentences that agree up to a word and differ after it. GPT-2 reads left to right, so it gives "
+        "the word exactly the same vector in both (similarity 1 at every layer); BERT also reads what comes "
+        "after, so its vectors drift apart layer by layer. Try a word with two meanings."
+    ),
+    "compare.same.first": "First sentence",
+    "compare.same.second": "Second sentence",
+    "compare.same.word": "Word in both sentences",
+    "compare.same.run": "Compare the word's vectors",
+    "compare.same.plot": "Cosine similarity of the word's two vectors, after each layer",
+    "compare.same.clean": "The sentences agree up to **{word}**, so GPT-2's two vectors must be the same.",
+    "compare.masked.title": "### One gap, two readers",
+    "compare.masked.about": (
+        "Put one `[MASK]` in a sentence. BERT fills it using the words on both sides; GPT-2 can only "
+        "continue the words before it. Put the clue after the gap (\"The [MASK] barked all night.\") "
+        "and see which model gets it."
+    ),
+    "compare.masked.text": "Sentence with exactly one [MASK]",
+    "compare.masked.run": "Fill the gap with both",
+    "compare.masked.plot": "Top guesses for the gap",
+    "compare.masked.left": "GPT-2 reads only: *{left}*",
+    "compare.facts.title": "### The two models in numbers",
+    "compare.facts.about": (
+        "Size, shape and speed of the chosen models; the forward time is measured now, on this machine, "
+        "for one short sentence (the median of three runs)."
+    ),
+    "compare.facts.run": "Measure",
+    "compare.facts.table": "Model facts",
+    "compare.facts.headers": "fact|BERT (encoder)|GPT-2 (decoder)",
+    "compare.facts.model_id": "Model",
+    "compare.facts.architecture": "Architecture",
+    "compare.facts.layers": "Layers",
+    "compare.facts.heads": "Attention heads per layer",
+    "compare.facts.hidden_size": "Hidden size (vector length)",
+    "compare.facts.parameters": "Parameters in all",
+    "compare.facts.body_parameters": "Parameters of the body (embeddings + layers; the papers' count)",
+    "compare.facts.head_parameters": "Parameters of the heads on top (MLM + NSP for BERT, LM for GPT-2)",
+    "compare.facts.missing_heads": "Heads with no trained weights (their tasks refuse this model)",
+    "compare.facts.tied": "{n:,} (the output layer reuses the token embeddings, counted in the body)",
+    "compare.facts.head.mlm": "masked words (MLM)",
+    "compare.facts.head.nsp": "next sentence (NSP)",
+    "compare.facts.head.lm": "next token (LM)",
+    "compare.facts.none": "none",
+    "compare.memory": "In memory on this server now: {models}: {used:.2f} GB of a {budget:.1f} GB budget (the least recently used model is unloaded first).",
+    "compare.memory.model": "{model} ({gb:.2f} GB)",
+    "compare.facts.vocab_size": "Vocabulary",
+    "compare.facts.position_embedding": "Position embeddings",
+    "compare.facts.max_positions": "Positions in the table",
+    "compare.facts.max_length": "Longest input (tokens)",
+    "compare.facts.attention_type": "Attention",
+    "compare.facts.forward": "One forward pass",
+    "compare.facts.forward_value": "{ms:.1f} ms for {tokens} tokens on {device}",
+    # errors (the backend's messages)
+    "error.nothing_to_corrupt": "The sentence has no words the model can read: type a sentence to corrupt.",
+    "error.token_ids_unfit": "The token ids do not fit this model: start again from a text.",
+    'error.word_missing': "The word '{word}' is not in the {what} sentence. Pick a word that appears in both.",
+    "error.word_out_of_reach": "The sentence is too long for the {role} model to reach the word. Shorten it.",
+    "error.one_mask": "Put exactly one [MASK] in the sentence, where the missing word goes; this one has {n}.",
+    'error.lens_model': "The logit lens needs a GPT-2 style model; '{model}' is not one.",
+    "error.label": "The label must be one of {labels}; got {got}.",
+    "error.no_entity": "No entity was found in this text, so there is none to explain.",
+    "error.generate_first": "Generate a text first: the explanation is of its last token.",
+    'error.no_baseline': "This model's tokenizer has no padding, end-of-text or unknown token for the baseline.",
+    'error.aggregation': "Unknown aggregation '{got}'. Pick one of: {choices}.",
+    'error.no_mask_token': "The encoder model '{model}' has no mask token, so it cannot fill masks.",
+    "error.missing_head.mlm": (
+        "'{model}' has no masked-word (MLM) head, so it cannot fill masks: it was not released with one. "
+        "Pick {instead}, or use this model in Attention, Compare or the embeddings view."
+    ),
+    "error.missing_head.nsp": (
+        "'{model}' has no next-sentence (NSP) head, so it cannot tell whether sentence B follows sentence A: it was "
+        "not released with one. Pick {instead}, or use this model in Attention, Compare or the embeddings view."
+    ),
+    "error.missing_head.lm": (
+        "'{model}' has no next-token (LM) head, so it cannot predict or generate text: it was not released with one. "
+        "Pick {instead}, or use this model in Attention or Compare."
+    ),
+    "error.no_mask": "Put at least one {mask} in the sentence where a word is missing.",
+    "error.too_many_masks": "Use at most {limit} masks; this sentence has {n}.",
+    'error.attention_role': "Attention is shown for the roles 'encoder' (BERT) and 'decoder' (GPT-2); got {got}.",
+    "error.view": "Pick one of the views: {choices}; got {got}.",
+    "error.stat": "Pick one of the statistics: {choices}; got {got}.",
+    "error.not_text": "The {what} must be text.",
+    "error.empty": "The {what} is empty: type a sentence first.",
+    "error.too_long": "The {what} is {n:,} characters long; the limit is {limit:,}. Shorten it.",
+    "error.not_number": "{what} must be a number between {low} and {high}; got {got}.",
+    "error.out_of_range": "{what} must be between {low} and {high}; got {got}.",
+    "error.not_whole": "{what} must be a whole number between {low} and {high}; got {got}.",
+    "error.too_many_tokens": "The {what} makes {n} tokens; the {role} model reads at most {limit}. Shorten it.",
+    "error.question_tokens": "The question makes {n} tokens; keep it under {limit}.",
+    "error.empty_context": "The context has no words the model can read: paste the text to search in.",
+    'error.strategy': "Unknown strategy '{got}'. Pick one of: {choices}.",
+    "error.beam_sequences": "Beam search returns at most one sequence per beam: raise the beams or lower the sequences.",
+    "error.greedy_sequences": "Greedy decoding always gives the same text: ask for one sequence, or pick a sampling strategy.",
+    "error.prompt_tokens": "The prompt makes {n} tokens and {new} new ones were asked for; the decoder reads at most {limit}. Shorten the prompt or ask for fewer tokens.",
+    'error.not_offered': "'{model}' is not offered for the {role} role. Pick one of: {choices}.",
+    "error.word_missing.first": "first",
+    "error.word_missing.second": "second",
+    'error.model_unavailable': "The {role} model '{model}' could not be loaded ({reason}). Fix: on a machine with internet run `python -m bg_demo download DIR` and start the app with BG_DEMO_MODEL_DIR=DIR, or set {env} to a local model folder. The other tabs keep working; this one retries on the next request.",
+    "field.text": "text",
+    "field.input_ids": "input_ids",
+    "field.first sentence": "first sentence",
+    "field.top-k": "top-k",
+    "field.second sentence": "second sentence",
+    "field.Top-p": "Top-p",
+    "field.Token id": "Token id",
+    "field.Temperature": "Temperature",
+    "field.Seed": "Seed",
+    "field.word": "word",
+    "field.top_p": "top_p",
+    "field.top_k": "top_k",
+    "field.question": "question",
+    "field.prompt": "prompt",
+    "field.max_tokens": "max_tokens",
+    "field.layer": "layer",
+    "field.head": "head",
+    "field.context": "context",
+    "field.Top-k": "Top-k",
+    "field.Sequences": "Sequences",
+    "field.Repetition penalty": "Repetition penalty",
+    "field.No-repeat n-gram size": "No-repeat n-gram size",
+    "field.New tokens": "New tokens",
+    "field.Mask": "Mask",
+    "field.Layer": "Layer",
+    "field.Integrated-gradients steps": "Integrated-gradients steps",
+    "field.Head": "Head",
+    "field.Guess": "Guess",
+    "field.Entity": "Entity",
+    "field.Candidates shown": "Candidates shown",
+    "field.Beams": "Beams",
+    "field.sentence": "sentence",
+    # figures and notes (bg_demo/figures, backend prose)
+    "fig.axes.embeddings": "embeddings",
+    "fig.axes.layer": "layer {layer}",
+    "fig.attention.query": "query",
+    "fig.attention.key": "key",
+    "fig.attention.weight": "weight",
+    "fig.attention.layer": "layer",
+    "fig.attention.head": "head",
+    "fig.attention.head_n": "head {head}",
+    "fig.attention.key_axis": "key (attended to)",
+    "fig.attention.query_axis": "query (attending)",
+    "fig.attention.head_title": "Layer {layer}, head {head}",
+    "fig.attention.head_subtitle": "each row is a query, each column a key",
+    "fig.attention.layer_title": "Layer {layer}: all {n_heads} heads",
+    "fig.attention.stat.entropy": "entropy (bits)",
+    "fig.attention.stat.to_special": "share on [CLS]/[SEP] (GPT-2: first token)",
+    "fig.attention.stat.to_previous": "share on the previous token",
+    "fig.attention.stat.to_self": "share on the token itself",
+    "fig.attention.stat_short.entropy": "entropy",
+    "fig.attention.stat_short.to_special": "share on [CLS]/[SEP]",
+    "fig.attention.stat_short.to_previous": "share on the previous token",
+    "fig.attention.stat_short.to_self": "share on the token itself",
+    "fig.attention.overview_title": "Every head at a glance: {stat}",
+    "fig.attention.lines_subtitle": "queries on the left, keys on the right",
+    "fig.attention.mean_title": "Layer {layer}: the mean of its heads",
+    "fig.attention.rollout_title": "Attention rollout, from the input up to layer {layer}",
+    "fig.attention.mask_legend": "1 = may attend, 0 = masked",
+    "fig.attention.mask_title": "Causal mask: blue = may attend",
+    "fig.attention.model.encoder": "BERT (encoder)",
+    "fig.attention.model.decoder": "GPT-2 (decoder)",
+    "fig.attention.future_axis": "attention to later tokens",
+    "fig.attention.future_title": "Attention to later tokens",
+    "fig.attention.future_subtitle": "the share that goes to the right of each token",
+    "fig.attention.same_word_axis": "the word's vector after",
+    "fig.attention.cosine": "cosine similarity",
+    "fig.attention.same_word_title": "'{word}' in the two sentences: how alike are its vectors?",
+    "fig.attention.both_encoder": "reads both sides of the gap",
+    "fig.attention.both_decoder": "reads only the words before it",
+    "fig.explain.row.attention": "attention",
+    "fig.explain.row.gradient_x_input": "gradient × input",
+    "fig.explain.row.integrated_gradients": "integrated gradients",
+    "fig.explain.colorbar": "share of the row's largest",
+    "fig.explain.mean_heads": "mean of the heads",
+    "fig.explain.head_n": "head {head}",
+    "fig.explain.title": "Why {target} = {score}",
+    "fig.explain.subtitle": "attention at layer {layer} ({head}); attribution with {steps} steps",
+    "fig.explain.rows_axis": "each row on its own scale",
+    "fig.generation.token_title": "rank {rank} · p = {p}",
+    "fig.generation.legend": "probability of each new token: {swatches}",
+    "fig.generation.kept": "kept",
+    "fig.generation.dropped_top_p": "dropped by top-p",
+    "fig.generation.dropped_top_k": "dropped by top-k",
+    "fig.generation.after_temperature": "after temperature",
+    "fig.generation.rank": "rank",
+    "fig.generation.model": "model",
+    "fig.generation.sampled_with": "sampled with",
+    "fig.generation.model_marker": "model (temperature 1)",
+    "fig.generation.cumulative_line": "cumulative (top-p reads this)",
+    "fig.generation.entropy_title": "entropy {before} bits → {after} after temperature",
+    "fig.generation.can_sample": "{n} token{plural} can be sampled",
+    "fig.generation.candidates_axis": "candidate next token, best first",
+    "fig.generation.probability": "probability",
+    "fig.generation.cumulative_axis": "cumulative probability",
+    "fig.generation.lens_after": "after",
+    "fig.generation.lens_predicts": "predicts",
+    "fig.generation.lens_final_rank": "rank of the final prediction here",
+    "fig.generation.lens_title": "What each layer would predict next",
+    "fig.generation.lens_x": "reading up to",
+    "fig.generation.layer": "layer",
+    "fig.generation.beam_n": "beam {n}",
+    "fig.generation.step": "step",
+    "fig.generation.beam_title": "Beams kept at each step",
+    "fig.generation.new_tokens": "new tokens",
+    "fig.generation.beam_y": "cumulative log-probability (best = highest)",
+    "fig.pretraining.part.token": "token",
+    "fig.pretraining.part.segment": "segment",
+    "fig.pretraining.part.position": "position",
+    "fig.pretraining.part.sum": "sum",
+    "fig.pretraining.part_embedding": "{part} embedding",
+    "fig.pretraining.norms_title": "Lengths of BERT's input embeddings",
+    "fig.pretraining.l2": "L2 norm",
+    "fig.pretraining.rank": "rank",
+    "fig.pretraining.loss_title": "How surprised GPT-2 is by each next token",
+    "fig.pretraining.loss_subtitle": "dashed line: the mean loss {loss} (perplexity {perplexity})",
+    "fig.pretraining.target_axis": "target token",
+    "fig.pretraining.loss_axis": "−log p (nats)",
+    "fig.tasks.probability": "probability",
+    "fig.tasks.mask_of": "[MASK] {i} of {n}",
+    "note.compare.same_sentences": "The two sentences are the same: change the words after '{word}' in one of them.",
+    "note.compare.differ_before": (
+        "The sentences differ before or in '{word}', so GPT-2 reads different inputs too and its vectors "
+        "can differ. Keep everything up to '{word}' identical for the clean experiment."
+    ),
+    "note.compare.split.encoder": "The encoder splits '{word}' into several tokens; the first one is compared.",
+    "note.compare.split.decoder": "The decoder splits '{word}' into several tokens; the first one is compared.",
+    "note.explain.mask": "p('{word}' at {mask})",
+    "note.explain.next": "p('{word}' next)",
+    "note.explain.entity": "p(tags of '{text}' as {label})",
+    "note.explain.no_answer": "p(no answer)",
+    "note.explain.answer": "p(answer '{answer}')",
+}

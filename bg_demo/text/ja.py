@@ -1,0 +1,658 @@
+"""Japanese: the same keys as `en.py`."""
+
+JA: dict[str, str] = {
+    "app.heading": "# BERT と GPT-2 を並べて比べる",
+    "app.intro": (
+        "事前学習済み Transformer の二本柱を、実際に動かしながら学べるガイドです。**BERT** "
+        "は文全体を一度に読んで空欄を埋め、**GPT-2** は左から右へ読んで次の単語を書きます。"
+        "タブを選んで例を試してから、自分でテキストを入力してみましょう。"
+    ),
+    "app.loading": "{role} モデル（{model}）を読み込んでいます。最初のリクエストは少し時間がかかります…",
+    "app.unexpected": (
+        "このリクエストの実行中にサーバーで問題が起きました。もう一度試すか、もっと短いテキストで試してください。"
+    ),
+    "common.raw": "生の結果（API が返す JSON そのまま）",
+    "common.examples": "例：クリックすると読み込んで実行します",
+    "common.tokens": "モデルが見るトークン",
+    "common.model.encoder": "BERT モデル（エンコーダ）",
+    "common.model.decoder": "GPT-2 モデル（デコーダ）",
+    "why.last": "最後",
+    "generate.strategy.greedy": "greedy（貪欲法）",
+    "generate.strategy.beam": "beam（ビームサーチ）",
+    "generate.strategy.temperature": "temperature（温度付きサンプリング）",
+    "generate.strategy.top_k": "top_k（top-k サンプリング）",
+    "generate.strategy.top_p": "top_p（top-p サンプリング）",
+    "ner.aggregation.none": "none（なし）",
+    "ner.aggregation.simple": "simple（単純結合）",
+    "ner.aggregation.first": "first（先頭トークン基準）",
+    "ner.aggregation.average": "average（平均スコア）",
+    "ner.aggregation.max": "max（最大スコア）",
+    "start.step.1": "1 · BERT が空欄を埋める（マスク言語モデル）",
+    "start.step.2": "2 · BERT の学習方法：単語の 15% を隠す",
+    "start.step.3": "3 · BERT の入力：トークン + セグメント + 位置埋め込み",
+    "start.step.4": "4 · 文 B は文 A の続き？（NSP）",
+    "start.step.5": "5 · BERT の内部：アテンションヘッド",
+    "start.step.6": "6 · GPT-2 が書く：貪欲法、ビームサーチ、サンプリング",
+    "start.step.7": "7 · 1 トークンずつ：次トークン実験室",
+    "start.step.8": "8 · GPT-2 の学習方法：すべての次トークンを予測する",
+    "start.step.9": "9 · 双方向と因果的（一方向）を並べて比べる",
+    "start.step.10": "10 · ファインチューニングした BERT の活躍：テキストから答えを探す",
+    # fill-mask
+    "fill_mask.tab": "マスク埋め",
+    "fill_mask.about": (
+        "BERT は単語を隠し、その空欄の**両側**の文脈から元の単語を当てることで事前学習されました。"
+        "単語が抜けている場所に `[MASK]` を書くと（いくつでも構いません）、"
+        "それぞれの上位の予測候補と確率が見られます。マスクの*後ろ*にある単語を変えてみてください。BERT "
+        "は右側の文脈も読むので、予測が変わります。"
+    ),
+    "fill_mask.text": "[MASK] を 1 つ以上含む文",
+    "fill_mask.top_k": "マスクごとの予測候補数（top-k）",
+    "fill_mask.filled": "各マスクを最良の予測で埋めた文",
+    "fill_mask.plot": "マスクごとの上位の予測",
+    "fill_mask.run": "マスクを埋める",
+    # sentiment
+    "classify.tab": "感情分析",
+    "classify.about": (
+        "映画レビュー（SST-2）でファインチューニングした BERT 系エンコーダが、`[CLS]` "
+        "トークンのベクトルをラベルごとの確率に変換します。良い点と悪い点が混ざったレビューや、否定表現（\"not bad "
+        "at all\"、全然悪くない）を入れて、モデルがどれくらい確信しているか見てみましょう。"
+    ),
+    "classify.text": "分類するテキスト",
+    "classify.scores": "各ラベルの確率",
+    "classify.run": "分類する",
+    # entities
+    "ner.tab": "固有表現",
+    "ner.about": (
+        "固有表現抽出用にファインチューニングした BERT モデルが、WordPiece トークンごとに BIO ラベルを付けます（B- "
+        "は固有表現の始まり、I- はその続き、O は固有表現の外）。集約戦略は、"
+        "トークンをどうまとめて固有表現にするかを決めます。**none** は生のトークンをそのまま（`##` の断片も含めて）"
+        "表示し、**simple** は隣り合うトークンをまとめ、**first / average / max** はまず各単語のラベルを 1 "
+        "つにそろえるので、固有表現は必ず単語単位になります。"
+    ),
+    "ner.text": "テキスト",
+    "ner.aggregation": "集約戦略",
+    "ner.entities": "見つかった固有表現",
+    "ner.table": "固有表現（ラベル、テキスト、スコア、文字範囲）",
+    "ner.token_tags": "集約前の各トークン自身のラベル",
+    "ner.run": "固有表現を探す",
+    "ner.table_headers": "ラベル|テキスト|スコア|開始|終了",
+    # question answering
+    "qa.tab": "質問応答",
+    "qa.about": (
+        "抽出型 QA モデルは答えを書くのではなく、"
+        "コンテキストの中で答えが**始まる**位置と**終わる**位置を指し示します。"
+        "長いコンテキストは重なり合うウィンドウに分けて読みます。`[CLS]` トークンのスコアがどのスパンよりも高いとき、"
+        "モデルは「このテキストには答えがない」と言っています。"
+    ),
+    "qa.question": "質問",
+    "qa.context": "コンテキスト（長いテキストは重なり合うウィンドウに分けて読みます）",
+    "qa.answer": "答え",
+    "qa.highlight": "コンテキスト中の答え",
+    "qa.alternatives": "上位のスパン（スコアの高い順）",
+    "qa.run": "答える",
+    "qa.table_headers": "答え|スコア|開始|終了|ウィンドウ",
+    "qa.found": "**{answer}**（確率 {score}、{windows} 個のウィンドウで読みました）",
+    "qa.none": (
+        "**答えなし**：モデルは、このコンテキストでは質問に答えられないと判断しました（答えなしのスコア {null:.2f} "
+        "が、最良のスパン「{best}」のスコア {best_logit:.2f} を上回っています）。"
+    ),
+    "qa.none_no_span": "**答えなし**：モデルはコンテキストの中にスパンを見つけられませんでした。",
+    # next sentence
+    "nsp.tab": "次文予測",
+    "nsp.about": (
+        "BERT の 2 つ目の事前学習タスクです。文 A と文 B が与えられたとき、B は本の中で本当に A "
+        "の次にあった文でしょうか、それともランダムに選ばれた文でしょうか。`[CLS]` のベクトルが小さな 2 "
+        "クラス分類器に入力されます。セグメント ID（A は 0、B は 1）は、"
+        "各トークンがどちらの文に属するかをモデルに伝えます。"
+    ),
+    "nsp.first": "文 A",
+    "nsp.second": "文 B",
+    "nsp.scores": "B は A の続き？",
+    "nsp.is_next": "IsNext（続く）",
+    "nsp.not_next": "NotNext（続かない）",
+    "nsp.segments": "セグメントごとに色分けしたトークン（A = 0、B = 1）",
+    "nsp.run": "予測する",
+    # generation (GPT-2)
+    "generate.tab": "生成",
+    "generate.about": (
+        "GPT-2 は 1 トークンずつ書きます。毎回、50,257 個のトークンに対する確率分布から 1 つを選びます。"
+        "**貪欲法**（greedy）は常に最も確率の高いトークンを選び（よく同じ言葉を繰り返します）、"
+        "**ビームサーチ**（beam）は上位いくつかの途中のテキストを保ちながら、全体として最も確率の高いものを返します。"
+        "**サンプリング**はランダムに引きます。**温度**（temperature）は 1 より小さいと分布を鋭く、1 "
+        "より大きいと平らにし、**top-k** は最も確率の高い k 個のトークンだけを、**top-p** は確率の合計が p "
+        "に達する最小の集合だけを残します。同じシードからは同じサンプルが得られます。"
+    ),
+    "generate.sub": "デコーディング戦略",
+    "generate.prompt": "プロンプト（空欄 = テキスト開始トークンから始める）",
+    "generate.strategy": "デコーディング戦略",
+    "generate.max_new_tokens": "新しいトークン数",
+    "generate.temperature": "温度",
+    "generate.top_k": "Top-k",
+    "generate.top_p": "Top-p",
+    "generate.num_beams": "ビーム数",
+    "generate.num_return_sequences": "並べて表示する系列数",
+    "generate.seed": "シード（空欄 = 毎回新しいランダムなシード。下に表示されます）",
+    "generate.seed_empty": "ランダム",
+    "generate.repetition": "繰り返しの制御",
+    "generate.no_repeat": "繰り返しを禁止する n-gram のサイズ（0 = オフ）",
+    "generate.penalty": "繰り返しペナルティ（1 = オフ）",
+    "generate.run": "生成する",
+    "generate.stop": "停止",
+    "generate.output": (
+        "生成されたテキスト：新しいトークンを、"
+        "モデルがどれくらいありそうだと考えたかで色分けしています（カーソルを重ねると順位が表示されます）"
+    ),
+    "generate.beams": "ビームサーチを 1 ステップずつ",
+    "generate.sequence": "系列 {n}",
+    "generate.status": "新しいトークン {tokens} 個、{seconds:.1f} 秒（{rate:.1f} トークン/秒）{seed} · {why}",
+    "generate.status_seed": " · シード {seed}",
+    "generate.streaming": "生成中… これまでに新しいトークン {tokens} 個{seed}",
+    "generate.waiting": "空きを待っています：あなたの前に {n} 件のリクエストがあります…",
+    "generate.why.end of text": "テキスト終了トークンで停止",
+    "generate.why.max new tokens": "新しいトークン数の上限で停止",
+    "generate.why.time budget": "制限時間 {seconds:.0f} 秒で停止",
+    "generate.why.stopped": "{tokens} トークンで停止（停止ボタン）",
+    # next-token lab
+    "lab.sub": "次トークン実験室",
+    "lab.about": (
+        "生成の 1 ステップをスローモーションで見てみましょう。棒は温度を適用した後の、次のトークンの上位候補です。"
+        "黒い印は温度 1 のときのモデル本来の確率です。灰色の棒は top-k で、オレンジ色の棒は top-p "
+        "で切り捨てられたものです（top-p は緑の累積線が p に達するまでトークンを残します）。トークンを選ぶか、"
+        "貪欲法のトークンを取るか、サンプリングして、テキストが伸びていく様子を見てください。"
+    ),
+    "lab.text": "ここまでのテキスト",
+    "lab.top_k": "Top-k（0 = オフ）",
+    "lab.top_p": "Top-p（1 = オフ）",
+    "lab.show": "次トークンの分布を表示",
+    "lab.greedy": "貪欲法のトークンを取る",
+    "lab.sample": "1 つサンプリング",
+    "lab.pick": "または候補を選ぶ",
+    "lab.append": "選んだトークンを追加",
+    "lab.context": "現在のテキスト",
+    "lab.history": "これまでのステップ",
+    "lab.history_headers": "ステップ|トークン|順位|確率|方法",
+    "lab.how.greedy": "貪欲法",
+    "lab.how.picked": "手動で選択",
+    "lab.how.sample": "シード {seed} でサンプリング",
+    "lab.plot": "次のトークンの候補",
+    "lab.start_first": "まずテキストの分布を表示してください。",
+    # logit lens
+    "lens.sub": "ロジットレンズ",
+    "lens.about": (
+        "GPT-2 が 0 層目、1 層目、2 層目、… で止まったら、何を予測するでしょうか。各行は、"
+        "ある層の隠れ状態を最後の層正規化と出力ヘッドに通して読み取ったものです。"
+        "下の層は入力トークンをそのまま繰り返すことが多く、予測は上の層で形になっていきます。"
+    ),
+    "lens.text": "テキスト",
+    "lens.run": "各層をのぞいてみる",
+    "lens.plot": "各層（行）と各位置（列）での予測",
+    "lens.truncated": "最初の {n} トークンだけを表示しています。",
+    # pretraining lab
+    "pre.tab": "事前学習",
+    "pre.about": (
+        "BERT と GPT-2 がラベルなしの生のテキストから学んだ方法です。BERT は隠された単語を当てることと、2 "
+        "つの文がつながっているかを見分けることで、GPT-2 はすべての次トークンを予測することで学びました。各パネルは、"
+        "読み込んだモデルを使って、あなたの文で実際の学習目標を計算します。"
+    ),
+    "pre.mlm": "マスク言語モデル（BERT）",
+    "pre.mlm.about": (
+        "BERT は**15% のトークン**を予測対象として選びます。そのうち **80% は** `[MASK]` に、**10% "
+        "は**ランダムなトークンに置き換えられ、**10% は**そのまま残ります。"
+        "損失は対象の位置でのみ計算します（それ以外のラベル −100 は「無視」を意味します）。なぜ常に `[MASK]` "
+        "にしないのでしょうか。後で BERT を使うときには `[MASK]` は現れません。"
+        "そのためモデルは普通に見えるトークンも確かめることを学ぶ必要があり、"
+        "しかもどのトークンを確かめるべきかは分かりません。"
+    ),
+    "pre.text": "文",
+    "pre.seed": "シード（どのトークンが選ばれるか）",
+    "pre.corrupt": "壊して予測する",
+    "pre.reroll": "別のシード",
+    "pre.tokens": "元のトークン、壊した入力とラベル",
+    "pre.token_headers": "位置|元のトークン|モデルへの入力|ラベル|対象",
+    "pre.targets": "各対象位置でのモデルの予測",
+    "pre.target_headers": "位置|元のトークン|モデルへの入力|処理|上位の予測|p(元のトークン)|−log p",
+    "pre.loss": "この文の MLM 損失：**{loss:.3f}**（{n} 個の対象位置での元のトークンの −log p の平均）",
+    "pre.nsp": "次文予測（BERT）",
+    "pre.nsp.about": (
+        "BERT の学習用の文ペアの半分は実際に隣り合う文（IsNext）で、残りの半分は文 B "
+        "を別の文書から持ってきたもの（NotNext）でした。本当に続く文を試してから、"
+        "ランダムな文に入れ替えてみましょう。"
+    ),
+    "pre.swap": "文 B をランダムな文に入れ替える（NotNext）",
+    "pre.embeddings": "入力埋め込み（BERT）",
+    "pre.embeddings.about": (
+        "BERT の各トークンの入力ベクトルは、学習された 3 つのベクトルの**和**です。トークン自身の埋め込み、"
+        "セグメント埋め込み（文 A か B か）、位置埋め込み（0、1、2、…）を足し、そのあと層正規化をかけます。表は ID "
+        "を、グラフは各ベクトルの長さを示します。"
+    ),
+    "pre.first": "文 A",
+    "pre.second": "文 B（省略可）",
+    "pre.show": "入力表現を表示",
+    "pre.embedding_headers": "トークン|トークン ID|セグメント ID|位置 ID|‖トークン‖|‖セグメント‖|‖位置‖|‖和‖",
+    "pre.ids": "ID と埋め込みの大きさ",
+    "pre.norms": "埋め込みの大きさ",
+    "pre.causal": "因果言語モデル（GPT-2）",
+    "pre.causal.about": (
+        "GPT-2 は、前にあるトークンからすべての次トークンを予測するように学習します（教師強制、teacher "
+        "forcing：自分の予測ではなく、常に本物のテキストを読みます）。損失は本当の次トークンの −log p の平均で、"
+        "パープレキシティ = exp(損失) は、"
+        "モデルが同じくらいありそうな選択肢いくつの間で迷っているのに相当するかを表します。"
+    ),
+    "pre.causal_run": "すべての次トークンを採点する",
+    "pre.causal_headers": "ここまでの入力|対象|p|−log p|順位",
+    "pre.causal_table": "教師強制を位置ごとに",
+    "pre.causal_plot": "各位置の損失",
+    "pre.causal_loss": "平均損失 **{loss:.3f}** nats · パープレキシティ **{perplexity:.1f}**",
+    # why: attention from the prediction beside attribution of it
+    "why.title": "なぜ？ 予測位置からのアテンションと、予測が何に依存しているか",
+    "why.about": (
+        "上の予測を、同じトークンの上で 2 通りに見ます。**アテンション**：ある層で、予測位置（`[MASK]`、`[CLS]`、"
+        "または最後のトークン）がどこから情報を読んでいるか。**寄与度**（アトリビューション）"
+        "：表示されている確率が各入力トークンにどれだけ依存しているかを、勾配 × 入力と統合勾配（integrated "
+        "gradients。通常のトークンをすべてパディングにしたベースラインから計算）で測ります。青は負、朱色は正で、"
+        "各行はその行の最大値でスケールしています。数秒かかるので、求められたときだけ実行します。"
+    ),
+    "why.layer": "アテンションの層",
+    "why.head": "ヘッド",
+    "why.mean": "ヘッドの平均",
+    "why.head_n": "ヘッド {head}",
+    "why.run": "この予測を説明する",
+    "why.plot": "トークンごとのアテンションと寄与度",
+    "why.spearman": (
+        "予測位置からのアテンション（層 {layer}、{head}）と統合勾配の大きさの順位相関（スピアマン）、{n} "
+        "トークンで：**ρ = {rho:+.2f}**。"
+    ),
+    "why.completeness": (
+        "統合勾配の合計は {total:.4f} で、確率 {p:.4f} からベースラインでの {base:.4f} を引いた値になります（{steps} "
+        "ステップでの誤差 {gap:.1e}）。"
+    ),
+    "why.disagree": (
+        "2 つが食い違うことがある理由：アテンションは 1 つの層の中の 1 ステップにすぎません。"
+        "ある位置がどこから読むかは教えてくれますが、出力が読んだ内容にどれだけ依存するかは教えてくれません。"
+        "その間にはバリューベクトル、他のヘッド、後の層、残差ストリームがすべて入っているからです。"
+        "寄与度は各トークンに対する出力の感度を直接測ります。そのため、"
+        "多くのアテンションを集めてもあまり重要でないトークン（よくあるのは `[SEP]`）もあれば、その逆もあります。"
+    ),
+    "why.link": "[この層とヘッドをアテンションタブで開く]({url})",
+    "why.mask": "どの [MASK]（1 = 最初）",
+    "why.guess": "どの予測（1 = 最良）",
+    "why.entity": "どの固有表現（1 = 表の最初）",
+    "why.sequence": "どの系列（1 = 最初）：その最後のトークンを説明します",
+    "why.sequence_range": "1 から {n} までの系列を選んでください。画面上の生成結果には {n} 個の系列があります。",
+    # links
+    "link.button": "このページへのリンク",
+    "link.placeholder": "この入力でこのタブを開くリンク（クリックするとコピーされます）",
+    # start here
+    "start.tab": "はじめに",
+    "start.intro": (
+        "**BERT**（Google、2018 年）と **GPT-2**（OpenAI、2019 年）は、どちらもラベルのない普通のテキストで学習した "
+        "Transformer 層の積み重ねです。違いは 1 つの設計上の選択、*各トークンがどのトークンを見てよいか*だけで、"
+        "それが得意なことを決めています。"
+    ),
+    "start.table": (
+        "| | BERT | GPT-2 |\n"
+        "|---|---|---|\n"
+        "| Transformer のどの部分か | エンコーダ | デコーダ |\n"
+        "| アテンション | 双方向：すべてのトークンがすべてのトークンを見る | "
+        "因果的：各トークンは自分より前のトークンだけを見る |\n"
+        "| 事前学習の目的 | マスクした単語を埋める（トークンの 15%）+ 文 B は次の文か？ | "
+        "すべての位置で次のトークンを予測 |\n"
+        "| トークン | WordPiece（`play ##ing`） | バイトレベル BPE（`␣playing`） |\n"
+        "| 得意なこと | 理解：分類、タグ付け、テキスト中の答え探し | 文章生成：テキストの続きを書く |\n"
+        "| 使い方 | 小さなヘッドを付けてタスクでファインチューニング | プロンプトとサンプリング |"
+    ),
+    "start.path": (
+        "### ガイド付きの道順\n"
+        "各ステップは例の入ったタブを開いて実行します。そのあと入力を変えて、もう一度実行してみましょう。"
+    ),
+    "start.glossary_title": "用語集",
+    "start.glossary": (
+        "- **トークン**（token）：モデルが 1 単位として読むテキストの断片。単語、単語の一部、記号など。\n"
+        "- **WordPiece**：BERT のトークナイザ。語彙にない単語は断片に分割され、`##` は単語の続きの断片を示します。\n"
+        "- **BPE（バイトレベル）**：GPT-2 のトークナイザ。よく出るバイトの組を結合します。語彙では先頭の空白を `Ġ` "
+        "と書きますが、このアプリではすべての表示、すべてのモデルで先頭の空白を `␣`（改行を `↵`）で表示します。\n"
+        "- **部分文字** `나[1/3]`：バイトレベル BPE は UTF-8 のバイト単位で動くため、ハングルや仮名の 1 文字（3 "
+        "バイト）や絵文字（4 バイト）が複数のトークンに分かれることがあります。そのようなトークンには、その文字と、"
+        "そのうち何バイト目を持っているかが表示されます（`나[1/3]`：나 を構成する 3 バイトのうちの 1 バイト目）。\n"
+        "- **埋め込み**：トークンを表すベクトル。BERT はトークン、セグメント、位置の埋め込みを足し合わせます。\n"
+        "- **層**：Transformer ブロック 1 つ（アテンションの後にフィードフォワードネットワーク）。BERT-base と GPT-2 "
+        "は 12 層です。\n"
+        "- **ヘッド**：1 つの層の中で並列に働くアテンション機構の 1 つ（どちらのモデルも 1 層あたり 12 個）。"
+        "それぞれが独自のパターンを持ちます。\n"
+        "- **アテンションの重み**：あるトークン（クエリ）が別のトークン（キー）からどれだけ取り込むか。"
+        "各クエリの重みの合計は 1 です。\n"
+        "- **因果マスク**：GPT のトークンが自分より後ろのトークンにアテンションできないようにする規則。\n"
+        "- **ロジット**（logit）：softmax の前にモデルが各候補トークンに与える生のスコア。\n"
+        "- **softmax**：ロジットを、正で合計が 1 になる確率に変換します。\n"
+        "- **温度**（temperature）：softmax の前にロジットを割る値。1 より小さいと分布が鋭くなり、1 "
+        "より大きいと平らになります。\n"
+        "- **top-k / top-p**：サンプリングのフィルタ。最も確率の高い k 個のトークンだけ / 確率の合計が p "
+        "に達する最小の集合だけを残します。\n"
+        "- **貪欲法 / ビームサーチ**：常に最も確率の高いトークンを取る / 上位いくつかの途中のテキストを保つ。\n"
+        "- **エントロピー**：分布がどれだけ広がっているかをビットで表したもの。1 ビット = 公平なコイン 1 枚。\n"
+        "- **パープレキシティ**（perplexity）：exp(損失)。"
+        "モデルが同じくらいありそうな選択肢いくつの間で迷っているのに相当するかを表します。\n"
+        "- **ファインチューニング**：事前学習済みモデルを、ラベル付きのタスク（感情分析、固有表現、QA）"
+        "でもう少し学習させること。"
+    ),
+    # attention
+    "attention.tab": "アテンション",
+    "attention.about": (
+        "各層で、それぞれのアテンション**ヘッド**は、すべてのトークン（**クエリ**、行）が、"
+        "すべてのトークン（**キー**、列）からどれだけ読むかを決めます。各行の合計は 1 です。文を一度実行したら、"
+        "スライダーを動かしたり表示を切り替えたりしてみてください。図は保存された重みから描き直されます。"
+        "`[CLS]`/`[SEP]` に重みを集中させる BERT "
+        "のヘッドを探してみましょう（*特殊トークンを隠す*にチェックすると残りが見えます）。また、GPT-2 "
+        "のマップは対角線より上が空であることに注目してください。GPT-2 は先を見ることができません。"
+    ),
+    "attention.text": "テキスト（表示されるのは最大 {n} トークン）",
+    "attention.role": "モデル",
+    "attention.role.encoder": "BERT（エンコーダ：両方向に読む）",
+    "attention.role.decoder": "GPT-2（デコーダ：左から右へ読む）",
+    "attention.run": "アテンションを表示",
+    "attention.view": "表示",
+    "attention.view.head": "1 つのヘッド",
+    "attention.view.layer": "層のすべてのヘッド",
+    "attention.view.overview": "全ヘッドの一覧",
+    "attention.view.lines": "線（1 つのヘッド）",
+    "attention.view.mean": "層のヘッドの平均",
+    "attention.view.rollout": "この層までのロールアウト",
+    "attention.layer": "層（0 = 最初）",
+    "attention.head": "ヘッド（0 = 最初）",
+    "attention.hide_special": "特殊トークンを隠す（[CLS]、[SEP]、<|endoftext|>）と各行の再正規化",
+    "attention.stat": "一覧の色分けの基準",
+    "attention.stat.entropy": "エントロピー：どれだけ広がっているか",
+    "attention.stat.to_special": "[CLS]/[SEP] への割合（GPT-2：最初のトークン）",
+    "attention.stat.to_previous": "直前のトークンへの割合",
+    "attention.stat.to_self": "自分自身への割合",
+    "attention.plot": "アテンション",
+    "attention.tokens": "モデルが見るトークン（特殊トークンに印付き）",
+    "attention.special": "特殊",
+    "attention.read": "`{model}` は **{n} トークン**を読みました：{layers} 層 × {heads} ヘッド。",
+    "attention.truncated": (
+        "**切り詰め：** テキストは {total} トークンありますが、最初の {shown} トークンだけを表示しています。"
+        "すべて見るにはテキストを短くしてください。"
+    ),
+    "attention.export": "この表示をエクスポート（CSV と JSON）",
+    "attention.files": "ダウンロード：現在の表示の元になっている数値",
+    "attention.run_first": "まずテキストのアテンションを表示してから、エクスポートしてください。",
+    # BERT vs GPT-2
+    "compare.tab": "BERT 対 GPT-2",
+    "compare.about": (
+        "同じ文を両方のモデルに通します。BERT のアテンションはどのトークンにも向けられますが、GPT-2 "
+        "の因果マスクは各トークンに自分自身とそれより前のトークンしか見せません。そのため、"
+        "後ろのトークンへのアテンションの割合はすべての層で正確に 0 です。下で、その意味を確かめましょう。2 "
+        "つの文の中の 1 つの単語、両側から埋めるか左側だけから埋めるかの 1 つの空欄、そして数字で見る 2 "
+        "つのモデルです。"
+    ),
+    "compare.text": "文",
+    "compare.run": "アテンションを比べる",
+    "compare.mask_plot": "GPT-2 では誰が誰にアテンションできるか",
+    "compare.future_plot": "後ろのトークンへのアテンション（層ごと）",
+    "compare.layer": "層（0 = 最初）",
+    "compare.head": "ヘッド（0 = 最初）",
+    "compare.encoder_plot": "BERT：1 つのヘッド",
+    "compare.decoder_plot": "GPT-2：1 つのヘッド",
+    "compare.same.title": "### 同じ単語、違う文脈",
+    "compare.same.about": (
+        "ある単語までは同じで、その後が異なる 2 つの文です。GPT-2 は左から右へ読むので、"
+        "その単語には両方の文でまったく同じベクトルを与えます（すべての層で類似度 1）。BERT "
+        "は後に続く部分も読むので、層を重ねるごとに 2 つのベクトルが離れていきます。2 "
+        "つの意味を持つ単語で試してみましょう。"
+    ),
+    "compare.same.first": "1 つ目の文",
+    "compare.same.second": "2 つ目の文",
+    "compare.same.word": "両方の文にある単語",
+    "compare.same.run": "単語のベクトルを比べる",
+    "compare.same.plot": "各層の後での、単語の 2 つのベクトルのコサイン類似度",
+    "compare.same.clean": "2 つの文は「**{word}**」まで同じなので、GPT-2 の 2 つのベクトルは同じになるはずです。",
+    "compare.masked.title": "### 1 つの空欄、2 人の読み手",
+    "compare.masked.about": (
+        "文に `[MASK]` を 1 つ入れてください。BERT は両側の単語を使って空欄を埋めますが、GPT-2 "
+        "は空欄より前の単語の続きを書くことしかできません。手がかりを空欄の後ろに置いて（\"The [MASK] barked all "
+        "night.\"、「[MASK]が一晩中吠えていた。」）、どちらのモデルが当てられるか見てみましょう。"
+    ),
+    "compare.masked.text": "[MASK] をちょうど 1 つ含む文",
+    "compare.masked.run": "両方で空欄を埋める",
+    "compare.masked.plot": "空欄の上位の予測",
+    "compare.masked.left": "GPT-2 が読むのはここだけ：*{left}*",
+    "compare.facts.title": "### 数字で見る 2 つのモデル",
+    "compare.facts.about": (
+        "選んだモデルの大きさ、形、速度です。順伝播の時間は、今このマシンで短い文 1 つについて測ったものです（3 "
+        "回実行した中央値）。"
+    ),
+    "compare.facts.run": "測定する",
+    "compare.facts.table": "モデルの概要",
+    "compare.facts.headers": "項目|BERT（エンコーダ）|GPT-2（デコーダ）",
+    "compare.facts.model_id": "モデル",
+    "compare.facts.architecture": "アーキテクチャ",
+    "compare.facts.layers": "層数",
+    "compare.facts.heads": "1 層あたりのアテンションヘッド数",
+    "compare.facts.hidden_size": "隠れ層のサイズ（ベクトルの長さ）",
+    "compare.facts.parameters": "全パラメータ数",
+    "compare.facts.body_parameters": "本体のパラメータ数（埋め込み + 層。論文での数え方）",
+    "compare.facts.head_parameters": "上に載ったヘッドのパラメータ数（BERT は MLM + NSP、GPT-2 は LM）",
+    "compare.facts.missing_heads": "学習済みの重みがないヘッド（そのタスクではこのモデルを使えません）",
+    "compare.facts.tied": "{n:,}（出力層はトークン埋め込みを再利用するため、本体に含めて数えています）",
+    "compare.facts.head.mlm": "マスクした単語（MLM）",
+    "compare.facts.head.nsp": "次の文（NSP）",
+    "compare.facts.head.lm": "次のトークン（LM）",
+    "compare.facts.none": "なし",
+    "compare.memory": (
+        "現在このサーバーのメモリにあるモデル：{models}。予算 {budget:.1f} GB のうち {used:.2f} GB "
+        "を使用中です（最も長く使われていないモデルから先に解放されます）。"
+    ),
+    "compare.memory.model": "{model}（{gb:.2f} GB）",
+    "compare.facts.vocab_size": "語彙サイズ",
+    "compare.facts.position_embedding": "位置埋め込み",
+    "compare.facts.max_positions": "表にある位置の数",
+    "compare.facts.max_length": "最長の入力（トークン）",
+    "compare.facts.attention_type": "アテンション",
+    "compare.facts.forward": "1 回の順伝播",
+    "compare.facts.forward_value": "{device} で {tokens} トークンに {ms:.1f} ms",
+    # errors (the backend's messages)
+    "error.nothing_to_corrupt": "文にモデルが読める単語がありません。壊す文を入力してください。",
+    "error.token_ids_unfit": "トークン ID がこのモデルに合いません。テキストからやり直してください。",
+    "error.word_missing": "単語「{word}」が{what}の文にありません。両方の文に出てくる単語を選んでください。",
+    "error.word_out_of_reach": "文が長すぎて、{role} モデルがその単語まで届きません。文を短くしてください。",
+    "error.one_mask": "単語が抜けている場所に [MASK] をちょうど 1 つ入れてください。この文には {n} 個あります。",
+    "error.lens_model": "ロジットレンズには GPT-2 系のモデルが必要です。'{model}' はそうではありません。",
+    "error.label": "ラベルは {labels} のいずれかでなければなりません。入力値：{got}。",
+    "error.no_entity": "このテキストには固有表現が見つからなかったので、説明するものがありません。",
+    "error.generate_first": "まずテキストを生成してください。説明の対象はその最後のトークンです。",
+    "error.no_baseline": (
+        "このモデルのトークナイザには、ベースラインに使えるパディング、テキスト終了、未知語のトークンがありません。"
+    ),
+    "error.aggregation": "不明な集約方法 '{got}' です。次のいずれかを選んでください：{choices}。",
+    "error.no_mask_token": "エンコーダモデル '{model}' にはマスクトークンがないため、マスクを埋められません。",
+    "error.missing_head.mlm": (
+        "'{model}' にはマスクした単語（MLM）のヘッドがないため、マスクを埋められません。"
+        "このモデルはそのヘッドなしで公開されています。{instead} を選ぶか、このモデルをアテンション、比較、"
+        "入力埋め込みの表示で使ってください。"
+    ),
+    "error.missing_head.nsp": (
+        "'{model}' には次文予測（NSP）のヘッドがないため、文 B が文 A の続きかどうかを判断できません。"
+        "このモデルはそのヘッドなしで公開されています。{instead} を選ぶか、このモデルをアテンション、比較、"
+        "入力埋め込みの表示で使ってください。"
+    ),
+    "error.missing_head.lm": (
+        "'{model}' には次トークン（LM）のヘッドがないため、テキストを予測したり生成したりできません。"
+        "このモデルはそのヘッドなしで公開されています。{instead} を選ぶか、"
+        "このモデルをアテンションか比較で使ってください。"
+    ),
+    "error.no_mask": "単語が抜けている場所に {mask} を 1 つ以上入れてください。",
+    "error.too_many_masks": "マスクは最大 {limit} 個までです。この文には {n} 個あります。",
+    "error.attention_role": (
+        "アテンションを表示できるのは 'encoder'（BERT）と 'decoder'（GPT-2）のロールだけです。入力値：{got}。"
+    ),
+    "error.view": "表示は次のいずれかを選んでください：{choices}。入力値：{got}。",
+    "error.stat": "統計量は次のいずれかを選んでください：{choices}。入力値：{got}。",
+    "error.not_text": "{what}はテキストでなければなりません。",
+    "error.empty": "{what}が空です。まず文を入力してください。",
+    "error.too_long": "{what}は {n:,} 文字あります。上限は {limit:,} 文字です。短くしてください。",
+    "error.not_number": "{what}は {low} から {high} までの数値でなければなりません。入力値：{got}。",
+    "error.out_of_range": "{what}は {low} から {high} の範囲でなければなりません。入力値：{got}。",
+    "error.not_whole": "{what}は {low} から {high} までの整数でなければなりません。入力値：{got}。",
+    "error.too_many_tokens": (
+        "{what}は {n} トークンになります。{role} モデルが読めるのは最大 {limit} トークンです。短くしてください。"
+    ),
+    "error.question_tokens": "質問は {n} トークンになります。{limit} トークン未満にしてください。",
+    "error.empty_context": "コンテキストにモデルが読める単語がありません。答えを探すテキストを貼り付けてください。",
+    "error.strategy": "不明な戦略 '{got}' です。次のいずれかを選んでください：{choices}。",
+    "error.beam_sequences": (
+        "ビームサーチが返す系列は 1 ビームにつき最大 1 つです。ビーム数を増やすか、系列数を減らしてください。"
+    ),
+    "error.greedy_sequences": (
+        "貪欲法のデコーディングは常に同じテキストになります。系列を 1 つにするか、"
+        "サンプリングの戦略を選んでください。"
+    ),
+    "error.prompt_tokens": (
+        "プロンプトが {n} トークンで、新しいトークンを {new} 個要求していますが、デコーダが読めるのは最大 {limit} "
+        "トークンです。プロンプトを短くするか、要求するトークン数を減らしてください。"
+    ),
+    "error.not_offered": (
+        "'{model}' は {role} のロールでは提供されていません。次のいずれかを選んでください：{choices}。"
+    ),
+    "error.word_missing.first": "1 つ目",
+    "error.word_missing.second": "2 つ目",
+    "error.model_unavailable": (
+        "{role} モデル '{model}' を読み込めませんでした（{reason}）。対処法：インターネットにつながるマシンで "
+        "`python -m bg_demo download DIR` を実行し、BG_DEMO_MODEL_DIR=DIR を指定してアプリを起動するか、{env} "
+        "にローカルのモデルフォルダを設定してください。他のタブはそのまま使えます。"
+        "このタブは次のリクエストで再試行します。"
+    ),
+    "field.text": "テキスト",
+    "field.input_ids": "input_ids",
+    "field.first sentence": "1 つ目の文",
+    "field.top-k": "top-k",
+    "field.second sentence": "2 つ目の文",
+    "field.Top-p": "Top-p",
+    "field.Token id": "トークン ID",
+    "field.Temperature": "温度",
+    "field.Seed": "シード",
+    "field.word": "単語",
+    "field.top_p": "top_p",
+    "field.top_k": "top_k",
+    "field.question": "質問",
+    "field.prompt": "プロンプト",
+    "field.max_tokens": "max_tokens",
+    "field.layer": "層",
+    "field.head": "ヘッド",
+    "field.context": "コンテキスト",
+    "field.Top-k": "Top-k",
+    "field.Sequences": "系列数",
+    "field.Repetition penalty": "繰り返しペナルティ",
+    "field.No-repeat n-gram size": "繰り返し禁止の n-gram サイズ",
+    "field.New tokens": "新しいトークン数",
+    "field.Mask": "マスク",
+    "field.Layer": "層",
+    "field.Integrated-gradients steps": "統合勾配のステップ数",
+    "field.Head": "ヘッド",
+    "field.Guess": "予測",
+    "field.Entity": "固有表現",
+    "field.Candidates shown": "表示する候補数",
+    "field.Beams": "ビーム数",
+    "field.sentence": "文",
+    # figures and notes (bg_demo/figures, backend prose)
+    "fig.axes.embeddings": "埋め込み",
+    "fig.axes.layer": "層 {layer}",
+    "fig.attention.query": "クエリ",
+    "fig.attention.key": "キー",
+    "fig.attention.weight": "重み",
+    "fig.attention.layer": "層",
+    "fig.attention.head": "ヘッド",
+    "fig.attention.head_n": "ヘッド {head}",
+    "fig.attention.key_axis": "キー（アテンションされる側）",
+    "fig.attention.query_axis": "クエリ（アテンションする側）",
+    "fig.attention.head_title": "層 {layer}、ヘッド {head}",
+    "fig.attention.head_subtitle": "各行がクエリ、各列がキー",
+    "fig.attention.layer_title": "層 {layer}：全 {n_heads} ヘッド",
+    "fig.attention.stat.entropy": "エントロピー（ビット）",
+    "fig.attention.stat.to_special": "[CLS]/[SEP] への割合（GPT-2：最初のトークン）",
+    "fig.attention.stat.to_previous": "直前のトークンへの割合",
+    "fig.attention.stat.to_self": "自分自身への割合",
+    "fig.attention.stat_short.entropy": "エントロピー",
+    "fig.attention.stat_short.to_special": "[CLS]/[SEP] への割合",
+    "fig.attention.stat_short.to_previous": "直前のトークンへの割合",
+    "fig.attention.stat_short.to_self": "自分自身への割合",
+    "fig.attention.overview_title": "全ヘッドの一覧：{stat}",
+    "fig.attention.lines_subtitle": "左がクエリ、右がキー",
+    "fig.attention.mean_title": "層 {layer}：ヘッドの平均",
+    "fig.attention.rollout_title": "アテンションロールアウト：入力から層 {layer} まで",
+    "fig.attention.mask_legend": "1 = アテンション可、0 = マスク",
+    "fig.attention.mask_title": "因果マスク：青 = アテンション可",
+    "fig.attention.model.encoder": "BERT（エンコーダ）",
+    "fig.attention.model.decoder": "GPT-2（デコーダ）",
+    "fig.attention.future_axis": "後ろのトークンへのアテンション",
+    "fig.attention.future_title": "後ろのトークンへのアテンション",
+    "fig.attention.future_subtitle": "各トークンから右側へ向かう割合",
+    "fig.attention.same_word_axis": "単語ベクトルを取り出した位置",
+    "fig.attention.cosine": "コサイン類似度",
+    "fig.attention.same_word_title": "2 つの文の「{word}」：ベクトルはどれくらい似ている？",
+    "fig.attention.both_encoder": "空欄の両側を読む",
+    "fig.attention.both_decoder": "空欄より前の単語だけを読む",
+    "fig.explain.row.attention": "アテンション",
+    "fig.explain.row.gradient_x_input": "勾配 × 入力",
+    "fig.explain.row.integrated_gradients": "統合勾配",
+    "fig.explain.colorbar": "行の最大値に対する割合",
+    "fig.explain.mean_heads": "ヘッドの平均",
+    "fig.explain.head_n": "ヘッド {head}",
+    "fig.explain.title": "なぜ {target} = {score} なのか",
+    "fig.explain.subtitle": "層 {layer} のアテンション（{head}）、{steps} ステップで計算した寄与度",
+    "fig.explain.rows_axis": "行ごとに独自のスケール",
+    "fig.generation.token_title": "順位 {rank} · p = {p}",
+    "fig.generation.legend": "新しい各トークンの確率：{swatches}",
+    "fig.generation.kept": "残る",
+    "fig.generation.dropped_top_p": "top-p で除外",
+    "fig.generation.dropped_top_k": "top-k で除外",
+    "fig.generation.after_temperature": "温度適用後",
+    "fig.generation.rank": "順位",
+    "fig.generation.model": "モデル",
+    "fig.generation.sampled_with": "サンプリング確率",
+    "fig.generation.model_marker": "モデル（温度 1）",
+    "fig.generation.cumulative_line": "累積（top-p が見る値）",
+    "fig.generation.entropy_title": "エントロピー {before} ビット → 温度適用後 {after} ビット",
+    "fig.generation.can_sample": "サンプリング可能なトークン {n} 個",
+    "fig.generation.candidates_axis": "次のトークンの候補（高い順）",
+    "fig.generation.probability": "確率",
+    "fig.generation.cumulative_axis": "累積確率",
+    "fig.generation.lens_after": "最後の入力：",
+    "fig.generation.lens_predicts": "予測：",
+    "fig.generation.lens_final_rank": "最終予測のこの層での順位",
+    "fig.generation.lens_title": "各層が予測する次のトークン",
+    "fig.generation.lens_x": "どこまで読んだか",
+    "fig.generation.layer": "層",
+    "fig.generation.beam_n": "ビーム {n}",
+    "fig.generation.step": "ステップ",
+    "fig.generation.beam_title": "各ステップで残ったビーム",
+    "fig.generation.new_tokens": "新しいトークン数",
+    "fig.generation.beam_y": "累積対数確率（高いほど良い）",
+    "fig.pretraining.part.token": "トークン",
+    "fig.pretraining.part.segment": "セグメント",
+    "fig.pretraining.part.position": "位置",
+    "fig.pretraining.part.sum": "和",
+    "fig.pretraining.part_embedding": "{part}埋め込み",
+    "fig.pretraining.norms_title": "BERT の入力埋め込みの長さ",
+    "fig.pretraining.l2": "L2 ノルム",
+    "fig.pretraining.rank": "順位",
+    "fig.pretraining.loss_title": "GPT-2 が各次トークンにどれだけ驚くか",
+    "fig.pretraining.loss_subtitle": "破線：平均損失 {loss}（パープレキシティ {perplexity}）",
+    "fig.pretraining.target_axis": "対象トークン",
+    "fig.pretraining.loss_axis": "−log p（単位：nats）",
+    "fig.tasks.probability": "確率",
+    "fig.tasks.mask_of": "[MASK] {i}（{n} 個中）",
+    "note.compare.same_sentences": (
+        "2 つの文がまったく同じです。どちらかの文で '{word}' より後の単語を変えてください。"
+    ),
+    "note.compare.differ_before": (
+        "2 つの文は '{word}' より前か '{word}' 自体で異なるため、GPT-2 も違う入力を読むことになり、"
+        "ベクトルが異なる可能性があります。きれいな実験にするには、'{word}' までをまったく同じにしてください。"
+    ),
+    "note.compare.split.encoder": "エンコーダは '{word}' を複数のトークンに分割します。最初のトークンを比較します。",
+    "note.compare.split.decoder": "デコーダは '{word}' を複数のトークンに分割します。最初のトークンを比較します。",
+    "note.explain.mask": "p({mask} の位置が '{word}')",
+    "note.explain.next": "p(次のトークンが '{word}')",
+    "note.explain.entity": "p('{text}' のタグが {label})",
+    "note.explain.no_answer": "p(答えなし)",
+    "note.explain.answer": "p(答えが '{answer}')",
+}

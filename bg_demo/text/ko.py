@@ -1,0 +1,630 @@
+"""Korean: the same keys as `en.py`."""
+
+KO: dict[str, str] = {
+    "app.heading": "# BERT와 GPT-2, 나란히 보기",
+    "app.intro": (
+        "사전 학습된 Transformer의 두 기둥을 직접 다뤄 보는 안내서예요. **BERT**는 문장 전체를 한 번에 읽고 빈칸을 "
+        "채우고, **GPT-2**는 왼쪽에서 오른쪽으로 읽으며 다음 단어를 써요. 탭을 하나 고르고 예시를 실행해 본 다음, "
+        "직접 텍스트를 입력해 보세요."
+    ),
+    "app.loading": "{role} 모델({model})을 불러오는 중이에요. 첫 요청은 조금 더 오래 걸려요…",
+    "app.unexpected": "요청을 처리하는 중에 서버에서 문제가 생겼어요. 다시 시도하거나 더 짧은 텍스트로 해 보세요.",
+    "common.raw": "원시 결과 (API가 반환하는 JSON 그대로)",
+    "common.examples": "예시: 클릭하면 불러와서 실행해요",
+    "common.tokens": "모델이 보는 토큰",
+    "common.model.encoder": "BERT 모델 (인코더)",
+    "common.model.decoder": "GPT-2 모델 (디코더)",
+    "why.last": "마지막",
+    "generate.strategy.greedy": "greedy (그리디)",
+    "generate.strategy.beam": "beam (빔 탐색)",
+    "generate.strategy.temperature": "temperature (온도 샘플링)",
+    "generate.strategy.top_k": "top_k (top-k 샘플링)",
+    "generate.strategy.top_p": "top_p (top-p 샘플링)",
+    "ner.aggregation.none": "none (없음)",
+    "ner.aggregation.simple": "simple (단순 병합)",
+    "ner.aggregation.first": "first (첫 토큰 기준)",
+    "ner.aggregation.average": "average (평균 점수)",
+    "ner.aggregation.max": "max (최대 점수)",
+    "start.step.1": "1 · BERT가 빈칸을 채워요 (마스크 언어 모델)",
+    "start.step.2": "2 · BERT의 학습 방법: 단어의 15%를 가리기",
+    "start.step.3": "3 · BERT의 입력: 토큰 + 세그먼트 + 위치 임베딩",
+    "start.step.4": "4 · 문장 B는 문장 A 다음에 올까? (NSP)",
+    "start.step.5": "5 · BERT의 내부: 어텐션 헤드",
+    "start.step.6": "6 · GPT-2의 글쓰기: 그리디, 빔 탐색, 샘플링",
+    "start.step.7": "7 · 한 번에 토큰 하나씩: 다음 토큰 실험실",
+    "start.step.8": "8 · GPT-2의 학습 방법: 모든 다음 토큰 예측하기",
+    "start.step.9": "9 · 양방향 vs 인과적(단방향), 나란히 보기",
+    "start.step.10": "10 · 미세 조정된 BERT의 활약: 텍스트에서 답 찾기",
+    # fill-mask
+    "fill_mask.tab": "마스크 채우기",
+    "fill_mask.about": (
+        "BERT는 단어를 가린 뒤, 빈칸의 **양쪽** 문맥을 보고 그 단어를 다시 맞히는 방식으로 사전 학습되었어요. 단어가 "
+        "빠진 자리마다 `[MASK]`를 쓰면(몇 개든 괜찮아요) 자리마다 상위 추측과 그 확률을 볼 수 있어요. 마스크 *뒤에* "
+        "있는 단어를 바꿔 보세요. BERT는 오른쪽 문맥도 읽기 때문에 추측이 달라져요."
+    ),
+    "fill_mask.text": "[MASK]가 하나 이상 들어간 문장",
+    "fill_mask.top_k": "마스크당 추측 수 (top-k)",
+    "fill_mask.filled": "각 마스크를 가장 좋은 추측으로 채운 문장",
+    "fill_mask.plot": "마스크별 상위 추측",
+    "fill_mask.run": "마스크 채우기",
+    # sentiment
+    "classify.tab": "감성 분석",
+    "classify.about": (
+        "영화 리뷰(SST-2)로 미세 조정된 BERT 계열 인코더가 `[CLS]` 토큰의 벡터를 레이블마다 하나의 확률로 바꿔요. "
+        "장단점이 섞인 리뷰나 부정 표현(\"not bad at all\", 전혀 나쁘지 않아)을 넣어 보고, 모델이 얼마나 확신하는지 "
+        "살펴보세요."
+    ),
+    "classify.text": "분류할 텍스트",
+    "classify.scores": "레이블별 확률",
+    "classify.run": "분류하기",
+    # entities
+    "ner.tab": "개체명",
+    "ner.about": (
+        "개체명 인식용으로 미세 조정된 BERT 모델이 WordPiece 토큰마다 BIO 레이블을 붙여요(B-는 개체의 시작, I-는 "
+        "개체의 계속, O는 개체 바깥). 집계 전략은 토큰을 어떻게 개체로 묶을지 정해요. **none**은 원래 토큰을 그대로 "
+        "보여 주고(`##` 조각 포함), **simple**은 이웃한 토큰을 합치며, **first / average / max**는 먼저 각 단어가 "
+        "하나의 레이블로 통일되게 하므로 개체가 항상 온전한 단어들로 이루어져요."
+    ),
+    "ner.text": "텍스트",
+    "ner.aggregation": "집계 전략",
+    "ner.entities": "찾은 개체",
+    "ner.table": "개체 (레이블, 텍스트, 점수, 문자 구간)",
+    "ner.token_tags": "집계 전 각 토큰의 레이블",
+    "ner.run": "개체 찾기",
+    "ner.table_headers": "레이블|텍스트|점수|시작|끝",
+    # question answering
+    "qa.tab": "질의응답",
+    "qa.about": (
+        "추출형 QA 모델은 답을 직접 쓰지 않아요. 지문 안에서 답이 **시작하는** 곳과 **끝나는** 곳을 가리켜요. 긴 "
+        "지문은 서로 겹치는 윈도우로 나눠 읽어요. `[CLS]` 토큰의 점수가 모든 구간보다 높으면, 모델은 \"이 텍스트에는 "
+        "답이 없다\"고 말하는 거예요."
+    ),
+    "qa.question": "질문",
+    "qa.context": "지문 (긴 텍스트는 겹치는 윈도우로 나눠 읽어요)",
+    "qa.answer": "답",
+    "qa.highlight": "지문 속의 답",
+    "qa.alternatives": "상위 구간 (점수 높은 순)",
+    "qa.run": "답 찾기",
+    "qa.table_headers": "답|점수|시작|끝|윈도우",
+    "qa.found": "**{answer}** (확률 {score}, 윈도우 {windows}개로 읽음)",
+    "qa.none": (
+        "**답 없음**: 모델은 이 지문이 질문에 답하지 않는다고 판단해요 (답 없음 점수 {null:.2f}가 가장 좋은 구간 "
+        "\"{best}\"의 점수 {best_logit:.2f}보다 높아요)."
+    ),
+    "qa.none_no_span": "**답 없음**: 모델이 지문에서 구간을 찾지 못했어요.",
+    # next sentence
+    "nsp.tab": "다음 문장",
+    "nsp.about": (
+        "BERT의 두 번째 사전 학습 과제예요. 문장 A와 문장 B가 주어졌을 때, B가 책에서 정말 A 다음에 왔을까요, 아니면 "
+        "무작위로 고른 문장일까요? `[CLS]` 벡터가 작은 2-클래스 분류기로 들어가요. 세그먼트 id(A는 0, B는 1)는 각 "
+        "토큰이 어느 문장에 속하는지 모델에 알려 줘요."
+    ),
+    "nsp.first": "문장 A",
+    "nsp.second": "문장 B",
+    "nsp.scores": "B가 A 다음에 올까?",
+    "nsp.is_next": "IsNext (이어짐)",
+    "nsp.not_next": "NotNext (이어지지 않음)",
+    "nsp.segments": "세그먼트별로 색칠한 토큰 (A = 0, B = 1)",
+    "nsp.run": "예측하기",
+    # generation (GPT-2)
+    "generate.tab": "생성",
+    "generate.about": (
+        "GPT-2는 토큰을 하나씩 써요. 매번 50,257개 토큰에 대한 확률 분포에서 하나를 골라요. **그리디**(greedy)는 "
+        "항상 가장 가능성 높은 토큰을 고르고(자주 같은 말을 반복해요), **빔 탐색**(beam)은 가장 좋은 부분 텍스트 몇 "
+        "개를 유지하다가 전체 확률이 가장 높은 것을 돌려줘요. **샘플링**은 무작위로 뽑는데, **온도**(temperature)가 "
+        "1보다 작으면 분포를 뾰족하게, 1보다 크면 평평하게 만들고, **top-k**는 가장 가능성 높은 k개 토큰만, "
+        "**top-p**는 확률의 합이 p에 이르는 가장 작은 집합만 남겨요. 같은 시드는 같은 샘플을 만들어요."
+    ),
+    "generate.sub": "디코딩 전략",
+    "generate.prompt": "프롬프트 (비워 두면 텍스트 시작 토큰부터 시작)",
+    "generate.strategy": "디코딩 전략",
+    "generate.max_new_tokens": "새 토큰 수",
+    "generate.temperature": "온도",
+    "generate.top_k": "Top-k",
+    "generate.top_p": "Top-p",
+    "generate.num_beams": "빔 수",
+    "generate.num_return_sequences": "나란히 볼 시퀀스 수",
+    "generate.seed": "시드 (비워 두면 매번 새 무작위 시드, 아래에 표시)",
+    "generate.seed_empty": "무작위",
+    "generate.repetition": "반복 제어",
+    "generate.no_repeat": "반복 금지 n-그램 크기 (0 = 끔)",
+    "generate.penalty": "반복 페널티 (1 = 끔)",
+    "generate.run": "생성하기",
+    "generate.stop": "중지",
+    "generate.output": (
+        "생성된 텍스트: 새 토큰마다 모델이 얼마나 그럴듯하다고 봤는지에 따라 색을 칠했어요 (마우스를 올리면 순위가 "
+        "보여요)"
+    ),
+    "generate.beams": "빔 탐색, 단계별로 보기",
+    "generate.sequence": "시퀀스 {n}",
+    "generate.status": "새 토큰 {tokens}개, {seconds:.1f}초 (초당 {rate:.1f}토큰){seed} · {why}",
+    "generate.status_seed": " · 시드 {seed}",
+    "generate.streaming": "작성 중… 지금까지 새 토큰 {tokens}개{seed}",
+    "generate.waiting": "빈자리를 기다리는 중: 앞에 요청이 {n}개 있어요…",
+    "generate.why.end of text": "텍스트 끝 토큰에서 멈춤",
+    "generate.why.max new tokens": "새 토큰 수 한도에서 멈춤",
+    "generate.why.time budget": "시간 한도 {seconds:.0f}초에서 멈춤",
+    "generate.why.stopped": "토큰 {tokens}개 뒤 멈춤 (중지 누름)",
+    # next-token lab
+    "lab.sub": "다음 토큰 실험실",
+    "lab.about": (
+        "생성의 한 단계를 천천히 보여 줘요. 막대는 온도를 적용한 뒤 모델이 꼽은 다음 토큰의 상위 후보이고, 검은 "
+        "표시는 온도 1일 때 모델 본래의 확률이에요. 회색 막대는 top-k에서, 주황색 막대는 top-p에서 잘린 "
+        "토큰이에요(top-p는 초록색 누적 곡선이 p에 이를 때까지 토큰을 남겨요). 토큰을 직접 고르거나, 그리디 토큰을 "
+        "받거나, 샘플링해서 텍스트가 자라는 것을 지켜보세요."
+    ),
+    "lab.text": "지금까지의 텍스트",
+    "lab.top_k": "Top-k (0 = 끔)",
+    "lab.top_p": "Top-p (1 = 끔)",
+    "lab.show": "다음 토큰 분포 보기",
+    "lab.greedy": "그리디 토큰 받기",
+    "lab.sample": "하나 샘플링하기",
+    "lab.pick": "또는 후보 고르기",
+    "lab.append": "고른 토큰 붙이기",
+    "lab.context": "현재 텍스트",
+    "lab.history": "지금까지의 단계",
+    "lab.history_headers": "단계|토큰|순위|확률|방법",
+    "lab.how.greedy": "그리디",
+    "lab.how.picked": "직접 고름",
+    "lab.how.sample": "시드 {seed}로 샘플링",
+    "lab.plot": "다음 토큰 후보",
+    "lab.start_first": "먼저 텍스트의 분포를 보여 주세요.",
+    # logit lens
+    "lens.sub": "로짓 렌즈",
+    "lens.about": (
+        "GPT-2가 0번, 1번, 2번, … 층에서 멈춘다면 무엇을 예측할까요? 각 행은 한 층의 은닉 상태를 마지막 층 정규화와 "
+        "출력 헤드에 통과시켜 읽은 결과예요. 아래쪽 층은 입력 토큰을 그대로 되풀이하는 경우가 많고, 예측은 위쪽 "
+        "층에서 모양을 갖춰요."
+    ),
+    "lens.text": "텍스트",
+    "lens.run": "층마다 들여다보기",
+    "lens.plot": "모든 층(행)과 위치(열)에서의 예측",
+    "lens.truncated": "처음 {n}개 토큰만 보여요.",
+    # pretraining lab
+    "pre.tab": "사전 학습",
+    "pre.about": (
+        "BERT와 GPT-2가 레이블 없이 원시 텍스트에서 배운 방법이에요. BERT는 가려진 단어를 맞히고 두 문장이 "
+        "이어지는지 판단하면서, GPT-2는 모든 다음 토큰을 예측하면서 배웠어요. 각 패널은 불러온 모델로 여러분의 "
+        "문장에 실제 학습 목표를 적용해 봐요."
+    ),
+    "pre.mlm": "마스크 언어 모델 (BERT)",
+    "pre.mlm.about": (
+        "BERT는 **15%의 토큰**을 목표로 골라요. 그중 **80%는** `[MASK]`로, **10%는** 무작위 토큰으로 바뀌고, "
+        "**10%는** 그대로 남아요. 손실은 목표 위치에서만 계산해요(그 밖의 레이블 −100은 \"무시\"라는 뜻이에요). 왜 "
+        "항상 `[MASK]`로 바꾸지 않을까요? 나중에 BERT를 실제로 쓸 때는 `[MASK]`가 나오지 않아요. 그래서 모델은 "
+        "평범해 보이는 토큰도 확인하는 법을 배워야 하고, 어떤 토큰을 확인해야 할지 알 수 없어요."
+    ),
+    "pre.text": "문장",
+    "pre.seed": "시드 (어떤 토큰이 뽑힐지 결정)",
+    "pre.corrupt": "훼손하고 예측하기",
+    "pre.reroll": "다른 시드",
+    "pre.tokens": "원래 토큰, 훼손된 입력과 레이블",
+    "pre.token_headers": "위치|원래 토큰|모델이 보는 것|레이블|목표",
+    "pre.targets": "각 목표 위치에서 모델의 추측",
+    "pre.target_headers": "위치|원래 토큰|모델이 보는 것|처리|상위 추측|p(원래 토큰)|−log p",
+    "pre.loss": "이 문장의 MLM 손실: **{loss:.3f}** (목표 위치 {n}곳에서 원래 토큰의 −log p 평균)",
+    "pre.nsp": "다음 문장 (BERT)",
+    "pre.nsp.about": (
+        "BERT 학습용 문장 쌍의 절반은 실제로 이웃한 문장(IsNext)이었고, 나머지 절반은 문장 B를 다른 문서에서 "
+        "가져왔어요(NotNext). 실제로 이어지는 문장을 넣어 본 다음, 무작위 문장으로 바꿔 보세요."
+    ),
+    "pre.swap": "문장 B를 무작위 문장으로 바꾸기 (NotNext)",
+    "pre.embeddings": "입력 임베딩 (BERT)",
+    "pre.embeddings.about": (
+        "BERT에서 각 토큰의 입력 벡터는 학습된 벡터 세 개의 **합**이에요. 토큰 자체의 임베딩, 세그먼트 임베딩(문장 A "
+        "또는 B), 위치 임베딩(0, 1, 2, …)을 더한 뒤 층 정규화를 거쳐요. 표는 id를 보여 주고, 차트는 각 벡터의 길이를 "
+        "보여 줘요."
+    ),
+    "pre.first": "문장 A",
+    "pre.second": "문장 B (선택)",
+    "pre.show": "입력 표현 보기",
+    "pre.embedding_headers": "토큰|토큰 id|세그먼트 id|위치 id|‖토큰‖|‖세그먼트‖|‖위치‖|‖합‖",
+    "pre.ids": "id와 임베딩 크기",
+    "pre.norms": "임베딩 크기",
+    "pre.causal": "인과적 언어 모델 (GPT-2)",
+    "pre.causal.about": (
+        "GPT-2는 앞의 토큰들로부터 모든 다음 토큰을 예측하도록 학습돼요(교사 강요, teacher forcing: 자기 추측이 "
+        "아니라 항상 실제 텍스트를 읽어요). 손실은 실제 다음 토큰의 −log p 평균이고, 퍼플렉서티 = exp(손실)은 모델이 "
+        "똑같이 그럴듯한 선택지 몇 개 사이에서 고르는 만큼 불확실한지를 나타내요."
+    ),
+    "pre.causal_run": "모든 다음 토큰 채점하기",
+    "pre.causal_headers": "지금까지의 입력|목표|p|−log p|순위",
+    "pre.causal_table": "교사 강요, 위치별로 보기",
+    "pre.causal_plot": "위치별 손실",
+    "pre.causal_loss": "평균 손실 **{loss:.3f}** nats · 퍼플렉서티 **{perplexity:.1f}**",
+    # why: attention from the prediction beside attribution of it
+    "why.title": "왜 그럴까? 예측 위치의 어텐션과, 예측이 무엇에 달려 있는지",
+    "why.about": (
+        "위의 예측을 같은 토큰들 위에서 두 가지 방식으로 봐요. **어텐션**: 한 층에서 예측 위치(`[MASK]`, `[CLS]` "
+        "또는 마지막 토큰)가 어디에서 정보를 읽어 오는지. **기여도(attribution)**: 표시된 확률이 각 입력 토큰에 "
+        "얼마나 달려 있는지를 그래디언트 × 입력과 통합 그래디언트(integrated gradients, 일반 토큰을 모두 패딩으로 "
+        "바꾼 기준선에서 출발)로 계산해요. 파란색은 음수, 주홍색은 양수이고, 각 행은 그 행의 가장 큰 값에 맞춰 "
+        "조정돼요. 몇 초 걸리기 때문에 요청할 때만 실행해요."
+    ),
+    "why.layer": "어텐션 층",
+    "why.head": "헤드",
+    "why.mean": "헤드 평균",
+    "why.head_n": "헤드 {head}",
+    "why.run": "이 예측 설명하기",
+    "why.plot": "토큰별 어텐션과 기여도",
+    "why.spearman": (
+        "예측 위치의 어텐션(층 {layer}, {head})과 통합 그래디언트 크기 사이의 순위 상관(스피어만), 토큰 {n}개 기준: "
+        "**ρ = {rho:+.2f}**."
+    ),
+    "why.completeness": (
+        "통합 그래디언트의 합은 {total:.4f}로, 확률 {p:.4f}에서 기준선의 {base:.4f}를 뺀 값과 같아요 "
+        "({steps}단계에서 오차 {gap:.1e})."
+    ),
+    "why.disagree": (
+        "두 결과가 다를 수 있는 이유: 어텐션은 한 층 안의 한 단계일 뿐이에요. 한 위치가 어디에서 읽어 오는지는 알려 "
+        "주지만, 출력이 읽어 온 것에 얼마나 달려 있는지는 알려 주지 않아요. 그 사이에 값 벡터, 다른 헤드, 뒤쪽 층, "
+        "잔차 스트림이 모두 끼어 있기 때문이에요. 기여도는 각 토큰에 대한 출력의 민감도를 직접 재요. 그래서 어떤 "
+        "토큰은 어텐션을 많이 받아도 별로 중요하지 않을 수 있고(흔히 `[SEP]`), 그 반대일 수도 있어요."
+    ),
+    "why.link": "[어텐션 탭에서 이 층과 헤드 열기]({url})",
+    "why.mask": "몇 번째 [MASK] (1 = 첫 번째)",
+    "why.guess": "몇 번째 추측 (1 = 가장 좋은 것)",
+    "why.entity": "몇 번째 개체 (1 = 표의 첫 번째)",
+    "why.sequence": "몇 번째 시퀀스 (1 = 첫 번째): 마지막 토큰을 설명해요",
+    "why.sequence_range": "1에서 {n} 사이의 시퀀스를 고르세요. 화면의 생성 결과에는 시퀀스가 {n}개 있어요.",
+    # links
+    "link.button": "링크 만들기",
+    "link.placeholder": "이 입력값으로 이 탭을 여는 링크 (클릭하면 복사돼요)",
+    # start here
+    "start.tab": "여기서 시작",
+    "start.intro": (
+        "**BERT**(Google, 2018)와 **GPT-2**(OpenAI, 2019)는 모두 레이블 없는 일반 텍스트로 학습한 Transformer 층의 "
+        "묶음이에요. 두 모델은 *각 토큰이 어떤 토큰을 볼 수 있는가* 하는 한 가지 결정에서 달라지고, 그 결정이 각자 "
+        "잘하는 일을 정해요."
+    ),
+    "start.table": (
+        "| | BERT | GPT-2 |\n"
+        "|---|---|---|\n"
+        "| Transformer의 어느 부분 | 인코더 | 디코더 |\n"
+        "| 어텐션 | 양방향: 모든 토큰이 모든 토큰을 봄 | 인과적: 각 토큰은 자기 앞의 토큰만 봄 |\n"
+        "| 사전 학습 목표 | 마스크된 단어 채우기(토큰의 15%) + 문장 B가 다음 문장인가? | 모든 위치에서 다음 토큰 "
+        "예측 |\n"
+        "| 토큰 | WordPiece (`play ##ing`) | 바이트 수준 BPE (`␣playing`) |\n"
+        "| 잘하는 일 | 이해: 분류, 태깅, 텍스트에서 답 찾기 | 글쓰기: 텍스트 이어 쓰기 |\n"
+        "| 쓰는 방법 | 작은 헤드를 붙여 과제에 미세 조정 | 프롬프트와 샘플링 |"
+    ),
+    "start.path": (
+        "### 단계별 안내\n"
+        "각 단계는 예시가 들어 있는 탭을 열고 실행해요. 그다음 입력을 바꿔 다시 실행해 보세요."
+    ),
+    "start.glossary_title": "용어 사전",
+    "start.glossary": (
+        "- **토큰(token)**: 모델이 한 단위로 읽는 텍스트 조각이에요. 단어, 단어의 일부, 기호일 수 있어요.\n"
+        "- **WordPiece**: BERT의 토크나이저예요. 어휘에 없는 단어는 조각으로 나누고, `##`는 단어를 이어 가는 조각을 "
+        "표시해요.\n"
+        "- **BPE (바이트 수준)**: GPT-2의 토크나이저예요. 자주 나오는 바이트 쌍을 합쳐요. 어휘에서는 앞에 붙은 "
+        "공백을 `Ġ`로 쓰지만, 이 앱은 모든 보기와 모든 모델에서 앞 공백을 `␣`로(줄바꿈은 `↵`로) 보여 줘요.\n"
+        "- **부분 문자** `나[1/3]`: 바이트 수준 BPE는 UTF-8 바이트 단위로 동작해서, 한글이나 가나 한 글자(3바이트)나 "
+        "이모지(4바이트)가 여러 토큰으로 나뉠 수 있어요. 이런 토큰은 그 글자와 함께 그 글자의 몇 번째 바이트를 담고 "
+        "있는지 보여 줘요(`나[1/3]`: 나를 이루는 3바이트 중 1번째 바이트).\n"
+        "- **임베딩**: 토큰을 나타내는 벡터예요. BERT는 토큰, 세그먼트, 위치 임베딩을 더해요.\n"
+        "- **층(layer)**: Transformer 블록 하나(어텐션 다음에 피드포워드 신경망)예요. BERT-base와 GPT-2는 12개 "
+        "층으로 되어 있어요.\n"
+        "- **헤드**: 한 층 안에서 나란히 동작하는 어텐션 메커니즘 하나예요(두 모델 모두 층마다 12개). 헤드마다 "
+        "자기만의 패턴이 있어요.\n"
+        "- **어텐션 가중치**: 한 토큰(쿼리)이 다른 토큰(키)에서 얼마나 가져오는지를 나타내요. 쿼리마다 가중치의 합은 "
+        "1이에요.\n"
+        "- **인과적 마스크**: GPT의 토큰이 자기 뒤에 있는 토큰에 어텐션할 수 없게 하는 규칙이에요.\n"
+        "- **로짓(logit)**: softmax 전에 모델이 각 후보 토큰에 매기는 원시 점수예요.\n"
+        "- **softmax**: 로짓을 양수이면서 합이 1인 확률로 바꿔요.\n"
+        "- **온도(temperature)**: softmax 전에 로짓을 나누는 값이에요. 1보다 작으면 분포가 뾰족해지고, 1보다 크면 "
+        "평평해져요.\n"
+        "- **top-k / top-p**: 샘플링 필터예요. 가장 가능성 높은 k개 토큰만 / 확률의 합이 p에 이르는 가장 작은 집합만 "
+        "남겨요.\n"
+        "- **그리디(greedy) / 빔 탐색**: 항상 가장 가능성 높은 토큰 고르기 / 가장 좋은 부분 텍스트 몇 개를 "
+        "유지하기예요.\n"
+        "- **엔트로피**: 분포가 얼마나 퍼져 있는지를 비트 단위로 나타내요. 1비트 = 공정한 동전 하나.\n"
+        "- **퍼플렉서티(perplexity)**: exp(손실)이에요. 모델이 똑같이 그럴듯한 선택지 몇 개 사이에서 고르는 만큼 "
+        "불확실한지를 나타내요.\n"
+        "- **미세 조정(fine-tuning)**: 사전 학습된 모델을 레이블이 있는 과제(감성 분석, 개체명, QA)로 조금 더 "
+        "학습시키는 것이에요."
+    ),
+    # attention
+    "attention.tab": "어텐션",
+    "attention.about": (
+        "모든 층에서 각 어텐션 **헤드**는 모든 토큰(**쿼리**, 행)이 모든 토큰(**키**, 열)에서 얼마나 읽어 올지 "
+        "정하게 해요. 각 행의 합은 1이에요. 문장을 한 번 실행한 다음 슬라이더를 움직이거나 보기를 바꿔 보세요. "
+        "저장된 가중치로 그림을 다시 그려요. 가중치를 `[CLS]`/`[SEP]`에 몰아주는 BERT 헤드를 찾아보고(*특수 토큰 "
+        "숨기기*를 체크하면 나머지가 보여요), GPT-2의 맵은 대각선 위쪽이 비어 있다는 점에 주목하세요. GPT-2는 앞을 "
+        "내다볼 수 없어요."
+    ),
+    "attention.text": "텍스트 (최대 {n}개 토큰까지 표시)",
+    "attention.role": "모델",
+    "attention.role.encoder": "BERT (인코더: 양방향으로 읽음)",
+    "attention.role.decoder": "GPT-2 (디코더: 왼쪽에서 오른쪽으로 읽음)",
+    "attention.run": "어텐션 보기",
+    "attention.view": "보기",
+    "attention.view.head": "헤드 하나",
+    "attention.view.layer": "층의 모든 헤드",
+    "attention.view.overview": "모든 헤드 한눈에 보기",
+    "attention.view.lines": "선 (헤드 하나)",
+    "attention.view.mean": "층의 헤드 평균",
+    "attention.view.rollout": "이 층까지의 롤아웃",
+    "attention.layer": "층 (0 = 첫 번째)",
+    "attention.head": "헤드 (0 = 첫 번째)",
+    "attention.hide_special": "특수 토큰 숨기기([CLS], [SEP], <|endoftext|>) 및 각 행 다시 정규화",
+    "attention.stat": "개요의 색 기준",
+    "attention.stat.entropy": "엔트로피: 얼마나 퍼져 있는지",
+    "attention.stat.to_special": "[CLS]/[SEP]에 가는 비율 (GPT-2: 첫 번째 토큰)",
+    "attention.stat.to_previous": "바로 앞 토큰에 가는 비율",
+    "attention.stat.to_self": "자기 자신에게 가는 비율",
+    "attention.plot": "어텐션",
+    "attention.tokens": "모델이 보는 토큰 (특수 토큰 표시)",
+    "attention.special": "특수",
+    "attention.read": "`{model}`이(가) **토큰 {n}개**를 읽었어요: {layers}개 층 × {heads}개 헤드.",
+    "attention.truncated": (
+        "**잘림:** 텍스트가 토큰 {total}개로 이루어져 있는데 처음 {shown}개만 보여요. 전부 보려면 텍스트를 줄이세요."
+    ),
+    "attention.export": "이 보기 내보내기 (CSV와 JSON)",
+    "attention.files": "다운로드: 현재 보기의 바탕이 되는 수치",
+    "attention.run_first": "먼저 텍스트의 어텐션을 보여 준 다음 내보내세요.",
+    # BERT vs GPT-2
+    "compare.tab": "BERT와 GPT-2 비교",
+    "compare.about": (
+        "같은 문장을 두 모델에 넣어 봐요. BERT의 어텐션은 어느 토큰으로든 갈 수 있지만, GPT-2의 인과적 마스크는 각 "
+        "토큰이 자기 자신과 앞의 토큰만 보게 해요. 그래서 뒤쪽 토큰으로 가는 어텐션 비율은 모든 층에서 정확히 "
+        "0이에요. 아래에서 그 의미를 확인해 보세요. 두 문장 속 한 단어, 양쪽에서 채우거나 왼쪽에서만 채우는 빈칸 "
+        "하나, 그리고 숫자로 보는 두 모델이에요."
+    ),
+    "compare.text": "문장",
+    "compare.run": "어텐션 비교하기",
+    "compare.mask_plot": "GPT-2에서 누가 누구에게 어텐션할 수 있나",
+    "compare.future_plot": "층별로 본 뒤쪽 토큰으로 가는 어텐션",
+    "compare.layer": "층 (0 = 첫 번째)",
+    "compare.head": "헤드 (0 = 첫 번째)",
+    "compare.encoder_plot": "BERT: 헤드 하나",
+    "compare.decoder_plot": "GPT-2: 헤드 하나",
+    "compare.same.title": "### 같은 단어, 다른 문맥",
+    "compare.same.about": (
+        "어떤 단어까지는 같고 그 뒤가 다른 두 문장이에요. GPT-2는 왼쪽에서 오른쪽으로 읽기 때문에 두 문장에서 그 "
+        "단어에 정확히 같은 벡터를 줘요(모든 층에서 유사도 1). BERT는 뒤에 오는 내용도 읽기 때문에 층을 거칠수록 두 "
+        "벡터가 멀어져요. 뜻이 두 가지인 단어로 해 보세요."
+    ),
+    "compare.same.first": "첫 번째 문장",
+    "compare.same.second": "두 번째 문장",
+    "compare.same.word": "두 문장에 모두 있는 단어",
+    "compare.same.run": "단어의 벡터 비교하기",
+    "compare.same.plot": "층마다 본 단어의 두 벡터 사이 코사인 유사도",
+    "compare.same.clean": "두 문장은 '**{word}**'까지 같으므로 GPT-2의 두 벡터는 같아야 해요.",
+    "compare.masked.title": "### 빈칸 하나, 두 독자",
+    "compare.masked.about": (
+        "문장에 `[MASK]`를 하나 넣으세요. BERT는 양쪽 단어를 모두 써서 빈칸을 채우지만, GPT-2는 빈칸 앞의 단어를 "
+        "이어 쓸 수만 있어요. 단서를 빈칸 뒤에 두고(\"The [MASK] barked all night.\", \"[MASK]가 밤새 짖었다.\") "
+        "어느 모델이 맞히는지 보세요."
+    ),
+    "compare.masked.text": "[MASK]가 정확히 하나 있는 문장",
+    "compare.masked.run": "두 모델로 빈칸 채우기",
+    "compare.masked.plot": "빈칸의 상위 추측",
+    "compare.masked.left": "GPT-2가 읽는 부분: *{left}*",
+    "compare.facts.title": "### 숫자로 보는 두 모델",
+    "compare.facts.about": (
+        "고른 모델의 크기, 구조, 속도예요. 순전파 시간은 지금 이 컴퓨터에서 짧은 문장 하나로 측정해요(세 번 실행한 "
+        "값의 중앙값)."
+    ),
+    "compare.facts.run": "측정하기",
+    "compare.facts.table": "모델 정보",
+    "compare.facts.headers": "항목|BERT (인코더)|GPT-2 (디코더)",
+    "compare.facts.model_id": "모델",
+    "compare.facts.architecture": "구조",
+    "compare.facts.layers": "층 수",
+    "compare.facts.heads": "층당 어텐션 헤드 수",
+    "compare.facts.hidden_size": "은닉 크기 (벡터 길이)",
+    "compare.facts.parameters": "전체 파라미터 수",
+    "compare.facts.body_parameters": "본체 파라미터 수 (임베딩 + 층, 논문에서 세는 방식)",
+    "compare.facts.head_parameters": "위에 얹힌 헤드의 파라미터 수 (BERT는 MLM + NSP, GPT-2는 LM)",
+    "compare.facts.missing_heads": "학습된 가중치가 없는 헤드 (해당 과제에서는 이 모델을 쓸 수 없음)",
+    "compare.facts.tied": "{n:,} (출력층이 토큰 임베딩을 재사용하므로 본체에 포함해 셈)",
+    "compare.facts.head.mlm": "가려진 단어 (MLM)",
+    "compare.facts.head.nsp": "다음 문장 (NSP)",
+    "compare.facts.head.lm": "다음 토큰 (LM)",
+    "compare.facts.none": "없음",
+    "compare.memory": (
+        "지금 이 서버의 메모리에 있는 모델: {models}. 예산 {budget:.1f} GB 중 {used:.2f} GB 사용 중이에요 (가장 오래 "
+        "쓰이지 않은 모델부터 내려요)."
+    ),
+    "compare.memory.model": "{model} ({gb:.2f} GB 사용)",
+    "compare.facts.vocab_size": "어휘 크기",
+    "compare.facts.position_embedding": "위치 임베딩",
+    "compare.facts.max_positions": "표에 있는 위치 수",
+    "compare.facts.max_length": "최대 입력 길이 (토큰)",
+    "compare.facts.attention_type": "어텐션",
+    "compare.facts.forward": "순전파 한 번",
+    "compare.facts.forward_value": "{device}에서 토큰 {tokens}개에 {ms:.1f} ms",
+    # errors (the backend's messages)
+    "error.nothing_to_corrupt": "문장에 모델이 읽을 수 있는 단어가 없어요. 훼손할 문장을 입력하세요.",
+    "error.token_ids_unfit": "토큰 id가 이 모델에 맞지 않아요. 텍스트부터 다시 시작하세요.",
+    "error.word_missing": "단어 '{word}'이(가) {what} 문장에 없어요. 두 문장 모두에 나오는 단어를 고르세요.",
+    "error.word_out_of_reach": "문장이 너무 길어서 {role} 모델이 그 단어까지 읽을 수 없어요. 문장을 줄이세요.",
+    "error.one_mask": "단어가 빠진 자리에 [MASK]를 정확히 하나만 넣으세요. 이 문장에는 {n}개가 있어요.",
+    "error.lens_model": "로짓 렌즈에는 GPT-2 계열 모델이 필요해요. '{model}'은(는) 그런 모델이 아니에요.",
+    "error.label": "레이블은 {labels} 중 하나여야 해요. 입력값: {got}.",
+    "error.no_entity": "이 텍스트에서 개체를 찾지 못해서 설명할 개체가 없어요.",
+    "error.generate_first": "먼저 텍스트를 생성하세요. 설명 대상은 생성된 텍스트의 마지막 토큰이에요.",
+    "error.no_baseline": "이 모델의 토크나이저에는 기준선으로 쓸 패딩, 텍스트 끝, 미지(unknown) 토큰이 없어요.",
+    "error.aggregation": "알 수 없는 집계 방식 '{got}'이에요. 다음 중 하나를 고르세요: {choices}.",
+    "error.no_mask_token": "인코더 모델 '{model}'에는 마스크 토큰이 없어서 마스크를 채울 수 없어요.",
+    "error.missing_head.mlm": (
+        "'{model}'에는 가려진 단어(MLM) 헤드가 없어서 마스크를 채울 수 없어요. 이 모델은 그 헤드 없이 공개되었어요. "
+        "{instead}을(를) 고르거나, 이 모델을 어텐션, 비교, 입력 임베딩 보기에서 사용하세요."
+    ),
+    "error.missing_head.nsp": (
+        "'{model}'에는 다음 문장(NSP) 헤드가 없어서 문장 B가 문장 A 다음에 오는지 판단할 수 없어요. 이 모델은 그 "
+        "헤드 없이 공개되었어요. {instead}을(를) 고르거나, 이 모델을 어텐션, 비교, 입력 임베딩 보기에서 사용하세요."
+    ),
+    "error.missing_head.lm": (
+        "'{model}'에는 다음 토큰(LM) 헤드가 없어서 텍스트를 예측하거나 생성할 수 없어요. 이 모델은 그 헤드 없이 "
+        "공개되었어요. {instead}을(를) 고르거나, 이 모델을 어텐션이나 비교에서 사용하세요."
+    ),
+    "error.no_mask": "단어가 빠진 자리에 {mask}를 하나 이상 넣으세요.",
+    "error.too_many_masks": "마스크는 최대 {limit}개까지 쓸 수 있어요. 이 문장에는 {n}개가 있어요.",
+    "error.attention_role": "어텐션은 'encoder'(BERT)와 'decoder'(GPT-2) 역할에 대해서만 보여 줘요. 입력값: {got}.",
+    "error.view": "보기 중 하나를 고르세요: {choices}. 입력값: {got}.",
+    "error.stat": "통계 중 하나를 고르세요: {choices}. 입력값: {got}.",
+    "error.not_text": "{what}은(는) 텍스트여야 해요.",
+    "error.empty": "{what}이(가) 비어 있어요. 먼저 문장을 입력하세요.",
+    "error.too_long": "{what}이(가) {n:,}자예요. 최대 {limit:,}자까지 가능하니 줄여 주세요.",
+    "error.not_number": "{what}은(는) {low}에서 {high} 사이의 숫자여야 해요. 입력값: {got}.",
+    "error.out_of_range": "{what}은(는) {low}에서 {high} 사이여야 해요. 입력값: {got}.",
+    "error.not_whole": "{what}은(는) {low}에서 {high} 사이의 정수여야 해요. 입력값: {got}.",
+    "error.too_many_tokens": (
+        "{what}이(가) 토큰 {n}개가 돼요. {role} 모델은 최대 {limit}개까지 읽을 수 있으니 줄여 주세요."
+    ),
+    "error.question_tokens": "질문이 토큰 {n}개가 돼요. {limit}개 미만으로 줄여 주세요.",
+    "error.empty_context": "지문에 모델이 읽을 수 있는 단어가 없어요. 답을 찾을 텍스트를 붙여 넣으세요.",
+    "error.strategy": "알 수 없는 전략 '{got}'이에요. 다음 중 하나를 고르세요: {choices}.",
+    "error.beam_sequences": (
+        "빔 탐색은 빔 하나당 최대 한 개의 시퀀스를 돌려줘요. 빔 수를 늘리거나 시퀀스 수를 줄이세요."
+    ),
+    "error.greedy_sequences": (
+        "그리디 디코딩은 항상 같은 텍스트를 만들어요. 시퀀스를 하나만 요청하거나 샘플링 전략을 고르세요."
+    ),
+    "error.prompt_tokens": (
+        "프롬프트가 토큰 {n}개이고 새 토큰 {new}개를 요청했는데, 디코더는 최대 {limit}개까지만 읽을 수 있어요. "
+        "프롬프트를 줄이거나 토큰 수를 줄여 요청하세요."
+    ),
+    "error.not_offered": "'{model}'은(는) {role} 역할로 제공되지 않아요. 다음 중 하나를 고르세요: {choices}.",
+    "error.word_missing.first": "첫 번째",
+    "error.word_missing.second": "두 번째",
+    "error.model_unavailable": (
+        "{role} 모델 '{model}'을(를) 불러오지 못했어요({reason}). 해결 방법: 인터넷이 되는 컴퓨터에서 `python -m "
+        "bg_demo download DIR`을 실행하고 BG_DEMO_MODEL_DIR=DIR로 앱을 시작하거나, {env}를 로컬 모델 폴더로 "
+        "설정하세요. 다른 탭은 계속 작동하고, 이 탭은 다음 요청 때 다시 시도해요."
+    ),
+    "field.text": "텍스트",
+    "field.input_ids": "input_ids",
+    "field.first sentence": "첫 번째 문장",
+    "field.top-k": "top-k",
+    "field.second sentence": "두 번째 문장",
+    "field.Top-p": "Top-p",
+    "field.Token id": "토큰 id",
+    "field.Temperature": "온도",
+    "field.Seed": "시드",
+    "field.word": "단어",
+    "field.top_p": "top_p",
+    "field.top_k": "top_k",
+    "field.question": "질문",
+    "field.prompt": "프롬프트",
+    "field.max_tokens": "max_tokens",
+    "field.layer": "층",
+    "field.head": "헤드",
+    "field.context": "지문",
+    "field.Top-k": "Top-k",
+    "field.Sequences": "시퀀스 수",
+    "field.Repetition penalty": "반복 페널티",
+    "field.No-repeat n-gram size": "반복 금지 n-그램 크기",
+    "field.New tokens": "새 토큰 수",
+    "field.Mask": "마스크",
+    "field.Layer": "층",
+    "field.Integrated-gradients steps": "통합 그래디언트 단계 수",
+    "field.Head": "헤드",
+    "field.Guess": "추측",
+    "field.Entity": "개체",
+    "field.Candidates shown": "표시할 후보 수",
+    "field.Beams": "빔 수",
+    "field.sentence": "문장",
+    # figures and notes (bg_demo/figures, backend prose)
+    "fig.axes.embeddings": "임베딩",
+    "fig.axes.layer": "층 {layer}",
+    "fig.attention.query": "쿼리",
+    "fig.attention.key": "키",
+    "fig.attention.weight": "가중치",
+    "fig.attention.layer": "층",
+    "fig.attention.head": "헤드",
+    "fig.attention.head_n": "헤드 {head}",
+    "fig.attention.key_axis": "키 (어텐션을 받는 쪽)",
+    "fig.attention.query_axis": "쿼리 (어텐션하는 쪽)",
+    "fig.attention.head_title": "층 {layer}, 헤드 {head}",
+    "fig.attention.head_subtitle": "각 행은 쿼리, 각 열은 키",
+    "fig.attention.layer_title": "층 {layer}: 헤드 {n_heads}개 전체",
+    "fig.attention.stat.entropy": "엔트로피 (비트)",
+    "fig.attention.stat.to_special": "[CLS]/[SEP]에 가는 비율 (GPT-2: 첫 번째 토큰)",
+    "fig.attention.stat.to_previous": "바로 앞 토큰에 가는 비율",
+    "fig.attention.stat.to_self": "자기 자신에게 가는 비율",
+    "fig.attention.stat_short.entropy": "엔트로피",
+    "fig.attention.stat_short.to_special": "[CLS]/[SEP] 비율",
+    "fig.attention.stat_short.to_previous": "앞 토큰 비율",
+    "fig.attention.stat_short.to_self": "자기 자신 비율",
+    "fig.attention.overview_title": "모든 헤드 한눈에 보기: {stat}",
+    "fig.attention.lines_subtitle": "왼쪽은 쿼리, 오른쪽은 키",
+    "fig.attention.mean_title": "층 {layer}: 헤드 평균",
+    "fig.attention.rollout_title": "어텐션 롤아웃: 입력부터 층 {layer}까지",
+    "fig.attention.mask_legend": "1 = 어텐션 가능, 0 = 마스킹됨",
+    "fig.attention.mask_title": "인과적 마스크: 파란색 = 어텐션 가능",
+    "fig.attention.model.encoder": "BERT (인코더)",
+    "fig.attention.model.decoder": "GPT-2 (디코더)",
+    "fig.attention.future_axis": "뒤쪽 토큰으로 가는 어텐션",
+    "fig.attention.future_title": "뒤쪽 토큰으로 가는 어텐션",
+    "fig.attention.future_subtitle": "각 토큰에서 오른쪽으로 가는 비율",
+    "fig.attention.same_word_axis": "단어 벡터를 꺼낸 위치",
+    "fig.attention.cosine": "코사인 유사도",
+    "fig.attention.same_word_title": "두 문장 속 '{word}': 두 벡터는 얼마나 비슷할까?",
+    "fig.attention.both_encoder": "빈칸 양쪽을 읽음",
+    "fig.attention.both_decoder": "빈칸 앞의 단어만 읽음",
+    "fig.explain.row.attention": "어텐션",
+    "fig.explain.row.gradient_x_input": "그래디언트 × 입력",
+    "fig.explain.row.integrated_gradients": "통합 그래디언트",
+    "fig.explain.colorbar": "행 최댓값 대비 비율",
+    "fig.explain.mean_heads": "헤드 평균",
+    "fig.explain.head_n": "헤드 {head}",
+    "fig.explain.title": "왜 {target} = {score}일까?",
+    "fig.explain.subtitle": "층 {layer}의 어텐션 ({head}), {steps}단계로 계산한 기여도",
+    "fig.explain.rows_axis": "행마다 각자의 척도",
+    "fig.generation.token_title": "순위 {rank} · p = {p}",
+    "fig.generation.legend": "새 토큰 각각의 확률: {swatches}",
+    "fig.generation.kept": "남음",
+    "fig.generation.dropped_top_p": "top-p에서 잘림",
+    "fig.generation.dropped_top_k": "top-k에서 잘림",
+    "fig.generation.after_temperature": "온도 적용 후",
+    "fig.generation.rank": "순위",
+    "fig.generation.model": "모델",
+    "fig.generation.sampled_with": "샘플링 확률",
+    "fig.generation.model_marker": "모델 (온도 1)",
+    "fig.generation.cumulative_line": "누적 (top-p가 보는 값)",
+    "fig.generation.entropy_title": "엔트로피 {before}비트 → 온도 적용 후 {after}비트",
+    "fig.generation.can_sample": "샘플링할 수 있는 토큰 {n}개",
+    "fig.generation.candidates_axis": "다음 토큰 후보 (높은 순)",
+    "fig.generation.probability": "확률",
+    "fig.generation.cumulative_axis": "누적 확률",
+    "fig.generation.lens_after": "마지막 입력:",
+    "fig.generation.lens_predicts": "예측:",
+    "fig.generation.lens_final_rank": "최종 예측의 이 층에서의 순위",
+    "fig.generation.lens_title": "각 층이 예측하는 다음 토큰",
+    "fig.generation.lens_x": "어디까지 읽었나",
+    "fig.generation.layer": "층",
+    "fig.generation.beam_n": "빔 {n}",
+    "fig.generation.step": "단계",
+    "fig.generation.beam_title": "단계마다 유지된 빔",
+    "fig.generation.new_tokens": "새 토큰 수",
+    "fig.generation.beam_y": "누적 로그 확률 (높을수록 좋음)",
+    "fig.pretraining.part.token": "토큰",
+    "fig.pretraining.part.segment": "세그먼트",
+    "fig.pretraining.part.position": "위치",
+    "fig.pretraining.part.sum": "합",
+    "fig.pretraining.part_embedding": "{part} 임베딩",
+    "fig.pretraining.norms_title": "BERT 입력 임베딩의 길이",
+    "fig.pretraining.l2": "L2 노름",
+    "fig.pretraining.rank": "순위",
+    "fig.pretraining.loss_title": "GPT-2가 다음 토큰마다 얼마나 놀라는지",
+    "fig.pretraining.loss_subtitle": "점선: 평균 손실 {loss} (퍼플렉서티 {perplexity})",
+    "fig.pretraining.target_axis": "목표 토큰",
+    "fig.pretraining.loss_axis": "−log p (단위: nats)",
+    "fig.tasks.probability": "확률",
+    "fig.tasks.mask_of": "[MASK] {i} ({n}개 중)",
+    "note.compare.same_sentences": "두 문장이 똑같아요. 한 문장에서 '{word}' 뒤의 단어를 바꿔 보세요.",
+    "note.compare.differ_before": (
+        "두 문장이 '{word}' 앞이나 '{word}' 자체에서 달라서 GPT-2도 서로 다른 입력을 읽게 되고, 벡터가 달라질 수 "
+        "있어요. 깔끔한 실험을 하려면 '{word}'까지는 완전히 똑같이 두세요."
+    ),
+    "note.compare.split.encoder": "인코더가 '{word}'을(를) 여러 토큰으로 나눠요. 그중 첫 번째 토큰을 비교해요.",
+    "note.compare.split.decoder": "디코더가 '{word}'을(를) 여러 토큰으로 나눠요. 그중 첫 번째 토큰을 비교해요.",
+    "note.explain.mask": "p({mask} 자리의 '{word}')",
+    "note.explain.next": "p(다음 토큰 '{word}')",
+    "note.explain.entity": "p('{text}'의 태그 = {label})",
+    "note.explain.no_answer": "p(답 없음)",
+    "note.explain.answer": "p(답 '{answer}')",
+}

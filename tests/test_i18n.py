@@ -1,0 +1,168 @@
+"""English, Korean and Japanese: every text in all three, every label of the app a translation key, and the
+server's own text (errors, tables, figures) in the language of the session that asked."""
+
+from __future__ import annotations
+
+import string
+from types import SimpleNamespace
+
+import pytest
+
+from bg_demo import text
+
+
+def _fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def test_every_text_has_all_three_languages():
+    tables = text.tables()
+    english = tables["en"]
+    assert len(english) > 250
+    for lang in ("ko", "ja"):
+        table = tables[lang]
+        assert set(table) == set(english), (lang, sorted(set(english) ^ set(table))[:10])
+        for key, words in table.items():
+            assert words.strip(), (lang, key)
+            # the same fields, except English's plural ending, which the other two do not need
+            assert _fields(words) <= _fields(english[key]), (lang, key)
+            assert _fields(english[key]) - _fields(words) <= {"plural"}, (lang, key)
+            if not key.startswith("field.") and len(english[key]) > 12 and not key.startswith("start.step."):
+                assert words != english[key], f"{lang}:{key} is still English"
+
+
+def test_text_is_filled_in_the_language_asked_for():
+    assert text.t("error.too_many_masks", "en", limit=20, n=21) == "Use at most 20 masks; this sentence has 21."
+    korean = text.t("error.too_many_masks", "ko", limit=20, n=21)
+    japanese = text.t("error.too_many_masks", "ja", limit=20, n=21)
+    assert "20" in korean and "21" in korean and korean != japanese
+    with text.use("ja"):
+        assert text.current() == "ja" and text.t("error.too_many_masks", limit=20, n=21) == japanese
+    assert text.current() == "en"
+
+
+@pytest.mark.parametrize("tag, lang", [("ko-KR", "ko"), ("ja,en;q=0.8", "ja"), ("fr-FR, ko;q=0.5", "ko"),
+                                       ("de", "en"), ("", "en"), (None, "en"), ("JA_jp", "ja")])
+def test_a_browser_language_tag_picks_a_supported_language(tag, lang):
+    assert text.language(tag) == lang
+
+
+def test_errors_are_put_into_words_when_shown_in_the_language_served():
+    from bg_demo.backend import fill_mask
+    from bg_demo.errors import InputError
+
+    with pytest.raises(InputError) as caught:
+        fill_mask("no mask here")
+    error = caught.value
+    assert str(error).startswith("Put at least one [MASK]")
+    with text.use("ko"):
+        assert str(error) == text.t("error.no_mask", "ko", mask="[MASK]") != text.t("error.no_mask", "en", mask="[MASK]")
+    with text.use("ja"):
+        assert "[MASK]" in str(error) and str(error) == text.t("error.no_mask", "ja", mask="[MASK]")
+
+
+def test_an_inputs_name_inside_an_error_is_translated_too():
+    from bg_demo.backend._common import require_text
+    from bg_demo.errors import InputError
+
+    with pytest.raises(InputError) as caught:
+        require_text("   ", "question")
+    with text.use("ko"):
+        assert text.t("field.question", "ko") in str(caught.value)
+
+
+def test_the_session_language_beats_the_browser_header(monkeypatch):
+    from gradio.context import LocalContext
+
+    from bg_demo.ui import language
+
+    request = SimpleNamespace(session_hash="s-1", headers={"accept-language": "ja-JP,ja;q=0.9"})
+    token = LocalContext.request.set(request)
+    text.set_resolver(language.resolve)
+    try:
+        assert text.current() == "ja"  # nothing chosen yet: the browser's language
+        language.remember("ko", request)
+        assert text.current() == "ko"  # the switch wins
+        language.forget(request)
+        assert text.current() == "ja"
+    finally:
+        LocalContext.request.reset(token)
+        text.set_resolver(None)
+    assert text.current() == "en"  # no request: English
+
+
+def test_remembered_sessions_are_bounded(monkeypatch):
+    from bg_demo.ui import language
+
+    monkeypatch.setattr(language, "MAX_SESSIONS", 3)
+    monkeypatch.setattr(language, "_sessions", type(language._sessions)())
+    for n in range(5):
+        language.remember("ko", SimpleNamespace(session_hash=f"s{n}"))
+    assert list(language._sessions) == ["s2", "s3", "s4"]
+
+
+def test_a_tables_headers_come_in_the_language_served():
+    from bg_demo.ui.strings import rows
+
+    with text.use("ja"):
+        table = rows("qa.table_headers", [["x", 0.5, 0, 1, 1]])
+    assert table["headers"] == text.t("qa.table_headers", "ja").split("|")
+    assert len(table["headers"]) == len(text.t("qa.table_headers", "en").split("|"))
+
+
+def _visible_words(demo):
+    """Every label, info, placeholder, Markdown/Button text and choice label of the visible app that is
+    plain text rather than a translation key."""
+    import gradio as gr
+
+    from bg_demo.ui import common
+
+    neutral = {label for role in ("encoder", "decoder") for label, _ in common.model_choices(role)}
+    neutral |= set(text.NAMES.values()) | {"Language · 언어 · 言語"}
+    found = []
+    for block in demo.blocks.values():
+        if getattr(block, "visible", True) is False:
+            continue  # the hidden buttons that carry the API endpoints
+        words = [getattr(block, attr, None) for attr in ("label", "info", "placeholder")]
+        if isinstance(block, (gr.Markdown, gr.Button, gr.HTML)):
+            words.append(block.value)
+        if isinstance(block, (gr.Radio, gr.Dropdown)):
+            words += [choice[0] if isinstance(choice, (tuple, list)) else choice for choice in block.choices or []]
+        for word in words:
+            if isinstance(word, str) and word.strip() and not word.startswith("__i18n__") and not word.isdigit():
+                if word not in neutral:
+                    found.append((type(block).__name__, word))
+    return found
+
+
+def test_every_word_of_the_built_app_is_a_translation_key():
+    from bg_demo.ui import build_demo
+    from bg_demo.ui.strings import I18N
+
+    demo = build_demo()
+    assert _visible_words(demo) == []
+    translations = I18N.translations_dict
+    assert set(translations) == set(text.LANGS)
+    # the labels made with values (and several texts in one Markdown) exist in every language too
+    assert set(translations["ko"]) == set(translations["en"]) == set(translations["ja"])
+
+
+def test_each_languages_examples_pick_that_languages_models():
+    from bg_demo import config
+    from bg_demo.ui.strings import examples
+
+    allowed = {model for models in config.ALLOWED_MODELS.values() for model in models}
+    for lang in ("ko", "ja"):
+        own = examples(lang)
+        assert {"fill_mask", "generate", "attention", "compare"} <= set(own)
+
+        def models_in(value):
+            if isinstance(value, dict):
+                return [m for v in value.values() for m in models_in(v)]
+            if isinstance(value, list):
+                return [m for v in value for m in models_in(v)]
+            return [value] if isinstance(value, str) and value.count("/") == 1 and " " not in value else []
+
+        picked = models_in(own)
+        assert picked and set(picked) <= allowed
+        assert "google-bert/bert-base-multilingual-cased" in picked

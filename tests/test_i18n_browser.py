@@ -1,0 +1,99 @@
+"""The app in a Korean and a Japanese browser, and the language switch, in a real browser (Debian's chromium)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from bg_demo import text
+
+
+def _literal_start(key: str, lang: str) -> str:
+    """The words a text starts with before its first filled-in value."""
+    return text.t(key, lang).split("{")[0].strip()
+
+
+def _pattern(key: str, lang: str) -> re.Pattern:
+    """A text in one language with any value where its fields are."""
+    return re.compile(".*".join(re.escape(part) for part in re.split(r"\{[^}]*\}", text.t(key, lang))))
+
+
+@pytest.fixture
+def open_in(browser, app_url):
+    pages = []
+
+    def make(locale: str, query: str = ""):
+        context = browser.new_context(locale=locale, viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        page.goto(app_url + query)
+        pages.append(context)
+        return page
+
+    yield make
+    for context in pages:
+        context.close()
+
+
+def test_a_korean_browser_gets_korean_labels_examples_and_server_text(open_in):
+    page = open_in("ko-KR")
+    expect(page.locator("html")).to_have_attribute("lang", "ko")
+    expect(page.locator("#bg-language input[value='ko']")).to_be_checked()
+    page.get_by_role("tab", name=text.t("fill_mask.tab", "ko"), exact=True).click()
+    # the Korean example block (the English one is hidden); it picks the multilingual encoder
+    page.locator(".bg-examples.bg-for-ko").get_by_text("서울은 한국의 [MASK]입니다.").first.click()
+    filled = page.get_by_label(text.t("fill_mask.filled", "ko"))
+    expect(filled).not_to_have_value("", timeout=60_000)
+    assert filled.input_value().startswith("서울은 한국의") and "[MASK]" not in filled.input_value()
+    expect(page.get_by_text("The cat sat on the [MASK].")).to_be_hidden()
+    expect(page.locator(".js-plotly-plot").first).to_be_visible()
+    # the server's own words come in Korean: an error, with the input's name in Korean too
+    box = page.get_by_label(text.t("fill_mask.text", "ko"))
+    box.fill("빈칸이 없는 문장")
+    box.press("Enter")
+    expect(page.get_by_text(_literal_start("error.no_mask", "ko"))).to_be_visible(timeout=30_000)
+
+
+def test_a_japanese_browser_generates_with_the_japanese_example(open_in):
+    page = open_in("ja-JP")
+    expect(page.locator("html")).to_have_attribute("lang", "ja")
+    page.get_by_role("tab", name=text.t("generate.tab", "ja"), exact=True).click()
+    page.locator(".bg-examples.bg-for-ja").get_by_text("貪欲法").first.click()  # a Japanese example: a Japanese prompt and the Japanese GPT-2
+    expect(page.get_by_text(_pattern("generate.status", "ja"))).to_be_visible(timeout=90_000)
+    shown = page.locator(".bg-tokens").first.inner_text()
+    assert "\\x" not in shown and "\ufffd" not in shown
+    expect(page.locator(".toast-body.error")).to_have_count(0)
+
+
+def test_the_switch_relabels_the_page_and_the_server_follows(open_in):
+    page = open_in("en-US")
+    tab = page.get_by_role("tab", name="Fill-mask", exact=True)
+    expect(tab).to_be_visible()
+    page.locator("#bg-language").get_by_text("日本語").click()
+    expect(page.locator("html")).to_have_attribute("lang", "ja")
+    expect(page.get_by_role("tab", name=text.t("fill_mask.tab", "ja"), exact=True)).to_be_visible()
+    page.get_by_role("tab", name=text.t("fill_mask.tab", "ja"), exact=True).click()
+    box = page.get_by_label(text.t("fill_mask.text", "ja"))
+    box.fill("no blank here")
+    box.press("Enter")
+    expect(page.get_by_text(_literal_start("error.no_mask", "ja"))).to_be_visible(timeout=30_000)
+    # the choice is kept for the next visit
+    page.reload()
+    expect(page.locator("html")).to_have_attribute("lang", "ja", timeout=15_000)
+    expect(page.locator("#bg-language input[value='ja']")).to_be_checked()
+
+
+def test_a_link_can_ask_for_a_language(open_in):
+    page = open_in("en-US", "?lang=ko&tab=fill_mask&text=The+cat+sat+on+the+%5BMASK%5D.&run=1")
+    expect(page.locator("html")).to_have_attribute("lang", "ko", timeout=15_000)
+    expect(page.get_by_label(text.t("fill_mask.filled", "ko"))).not_to_have_value("", timeout=60_000)
+
+
+def test_link_to_this_carries_the_language_on_screen(open_in):
+    page = open_in("ja-JP", "?tab=fill_mask&text=The+cat+sat+on+the+%5BMASK%5D.&run=1")
+    expect(page.get_by_label(text.t("fill_mask.filled", "ja"))).not_to_have_value("", timeout=60_000)
+    page.get_by_role("button", name=text.t("link.button", "ja")).filter(visible=True).first.click()
+    url = page.locator(".bg-share-url textarea, .bg-share-url input").filter(visible=True).first
+    expect(url).to_have_value(re.compile(r"lang=ja"), timeout=10_000)
+    assert "tab=fill_mask" in url.input_value() and "run=1" in url.input_value()

