@@ -43,7 +43,8 @@ SHOTS = {
     "ja_tokens": ("lang=ja&tab=causal&text=東京は日本の首都です。&model=openai-community/gpt2&run=1", LAPTOP),
 }
 # after the page has run: texts to click in order, then what must be on screen before the picture
-ACTIONS = {"why": (["Why? Attention from the prediction", "Explain this prediction"], "text=/ρ = /")}
+ACTIONS = {"why": (["Why? Attention from the prediction", "Explain this prediction"], "text=/ρ = /"),
+           "ko_attention": ([], ".js-plotly-plot"), "attention": ([], ".js-plotly-plot")}
 
 
 def main() -> int:

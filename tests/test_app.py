@@ -6,6 +6,7 @@ import re
 
 import pytest
 from gradio_client import Client
+from gradio_client.exceptions import AppError
 
 from bg_demo import config, models
 from bg_demo.backend.qa import AnswerResult, Span
@@ -32,6 +33,27 @@ def test_fill_mask(client):
     assert filled == raw["filled"] and "[MASK]" not in filled
     assert plot is not None
     assert [piece["class_or_confidence"] for piece in tokens if piece["class_or_confidence"]] == ["[MASK]"]
+
+
+def test_the_api_takes_an_allowed_model_and_refuses_any_other(client):
+    _, _, _, raw = client.predict("서울은 한국의 [MASK]입니다.", 3, "google-bert/bert-base-multilingual-cased",
+                                  api_name="/fill_mask")
+    assert raw["model_id"] == "google-bert/bert-base-multilingual-cased" and len(raw["masks"][0]) == 3
+    with pytest.raises(AppError, match="not offered for the encoder role.*bert-base-multilingual-cased"):
+        client.predict("The cat sat on the [MASK].", 3, "someone/remote-code-model", api_name="/fill_mask")
+    with pytest.raises(AppError, match="not offered for the decoder role"):
+        client.predict("Hello", "greedy", 5, 1.0, 50, 0.9, 4, 1, "", 0, 1.0, "google-bert/bert-base-uncased",
+                       api_name="/generate")
+
+
+def test_a_model_without_the_head_a_task_needs_says_so_and_works_elsewhere(client):
+    minilm = "sentence-transformers/all-MiniLM-L6-v2"
+    with pytest.raises(AppError, match="has no masked-word \\(MLM\\) head.*Pick google-bert/bert-base-uncased"):
+        client.predict("The cat sat on the [MASK].", 3, minilm, api_name="/fill_mask")
+    with pytest.raises(AppError, match="has no next-sentence \\(NSP\\) head"):
+        client.predict("The man went to the store.", "He bought milk.", minilm, api_name="/next_sentence")
+    summary, tokens, raw = client.predict("The cat sat on the mat.", "encoder", minilm, api_name="/attention")
+    assert raw["model_id"] == minilm and raw["shape"][:2] == [6, 12]  # the real MiniLM: 6 layers of 12 heads
 
 
 def _bars(plot) -> dict:

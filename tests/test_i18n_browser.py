@@ -97,3 +97,14 @@ def test_link_to_this_carries_the_language_on_screen(open_in):
     url = page.locator(".bg-share-url textarea, .bg-share-url input").filter(visible=True).first
     expect(url).to_have_value(re.compile(r"lang=ja"), timeout=10_000)
     assert "tab=fill_mask" in url.input_value() and "run=1" in url.input_value()
+
+
+def test_gradios_own_language_setting_moves_the_switch_and_the_server(open_in):
+    page = open_in("en-US")
+    page.get_by_text("Settings").last.click()
+    page.locator("input[aria-label=Language]").click()
+    page.get_by_role("option", name="한국어").first.click()
+    page.keyboard.press("Escape")
+    expect(page.locator("#bg-language input[value='ko']")).to_be_checked(timeout=10_000)
+    # the tab bar is relabelled by the server, which now words things in Korean
+    expect(page.get_by_role("tab", name=text.t("generate.tab", "ko"), exact=True)).to_be_visible(timeout=10_000)

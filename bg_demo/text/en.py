@@ -322,6 +322,7 @@ EN = {
     ),
     "attention.text": "Text (at most {n} tokens are shown)",
     "attention.role": "Model",
+    "attention.model": "Checkpoint (which weights)",
     "attention.role.encoder": "BERT (encoder: reads both ways)",
     "attention.role.decoder": "GPT-2 (decoder: reads left to right)",
     "attention.run": "Show attention",

@@ -347,6 +347,7 @@ JA: dict[str, str] = {
     ),
     "attention.text": "テキスト（表示されるのは最大 {n} トークン）",
     "attention.role": "モデル",
+    "attention.model": "チェックポイント（どの重みを使うか）",
     "attention.role.encoder": "BERT（エンコーダ：両方向に読む）",
     "attention.role.decoder": "GPT-2（デコーダ：左から右へ読む）",
     "attention.run": "アテンションを表示",

@@ -335,6 +335,7 @@ KO: dict[str, str] = {
     ),
     "attention.text": "텍스트 (최대 {n}개 토큰까지 표시)",
     "attention.role": "모델",
+    "attention.model": "체크포인트 (어떤 가중치를 쓸지)",
     "attention.role.encoder": "BERT (인코더: 양방향으로 읽음)",
     "attention.role.decoder": "GPT-2 (디코더: 왼쪽에서 오른쪽으로 읽음)",
     "attention.run": "어텐션 보기",

@@ -67,7 +67,7 @@ def write_files(data, stem: str) -> list[str]:
 def _models_of(role: str):
     """The picker lists the models of the role just chosen, its default picked."""
     choices = common.model_choices(role)
-    return gr.Dropdown(choices=choices, value="", label=t(f"common.model.{role}"))
+    return gr.Dropdown(choices=choices, value="")
 
 
 TAB_ID = "attention"
@@ -84,8 +84,8 @@ def build() -> list[Page]:
                 choices = [(t(f"attention.role.{role}"), role) for role in ROLES]
                 role = gr.Radio(choices, value="encoder", label=t("attention.role"))
                 # every model of both roles, so a link may pick either; the role's choice narrows the list
-                model = common.model_picker("encoder")
-                model.choices = [*model.choices, *common.model_choices("decoder")[1:]]
+                model = common.model_picker("encoder", also=common.model_choices("decoder")[1:],
+                                            label=t("attention.model"))
                 button = gr.Button(t("attention.run"), variant="primary")
         state = gr.State(None, time_to_live=common.STATE_SECONDS)  # the weights every redraw reads
         summary = gr.Markdown(render=False)

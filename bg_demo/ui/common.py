@@ -11,6 +11,7 @@ import re
 import threading
 import time
 from contextlib import contextmanager
+from pathlib import Path
 
 import gradio as gr
 
@@ -189,8 +190,8 @@ def model_label(model_id: str) -> str:
     """How a model is named in a picker, the same in every language: its Hub name, size and language (🌐: many);
     a local folder by its path."""
     info = config.MODEL_INFO.get(model_id)
-    if info is None:
-        return model_id
+    if info is None:  # a local folder (BG_DEMO_MODEL_DIR, BG_DEMO_<ROLE>): its name, marked as a folder
+        return f"📁 {Path(model_id).name}" if Path(model_id).is_absolute() else model_id
     language = "🌐" if info.language == "multilingual" else text.NAMES.get(info.language, info.language)
     return f"{model_id.split('/')[-1]} · {info.parameters / 1e6:.0f}M · {language}"
 
@@ -203,10 +204,14 @@ def model_choices(role: str) -> list[tuple[str, str]]:
     return [(model_label(default), ""), *((model_label(model), model) for model in others)]
 
 
-def model_picker(role: str, **kwargs) -> gr.Dropdown:
+def model_picker(role: str, *, also=(), label=None, **kwargs) -> gr.Dropdown:
     """A choice of model for this browser only: another student's pick never changes it. Its value goes to the
-    backend as `model_id`, which refuses anything outside the allowlist."""
-    return gr.Dropdown(model_choices(role), value="", label=t(f"common.model.{role}"), **kwargs)
+    backend as `model_id`, which refuses anything outside the allowlist. `also`: more (label, id) choices,
+    given here because Gradio rebuilds a session's copy of a component from what its constructor was given."""
+    # any value passes the component, so the backend refuses an id outside the allowlist with its own message
+    # (which names the allowed ids, the default's Hub id among them, which the list shows as "")
+    return gr.Dropdown([*model_choices(role), *also], value="", label=label or t(f"common.model.{role}"),
+                       allow_custom_value=True, **kwargs)
 
 
 def token_view(tokens, labels=None) -> list[tuple[str, str | None]]:
@@ -231,6 +236,19 @@ def localized(path, make) -> list:
     return made
 
 
+def in_words(block: gr.Examples, inputs, lang: str) -> None:
+    """An examples table in one language's words: its column names are the inputs' labels, and a choice shows
+    its label, neither of which the browser translates there."""
+    block.dataset.headers = [strings.words(component.label, lang) for component in inputs]
+    # a sample is drawn from its value and, for a choice, the choice's label: the rest of each input's settings
+    # (labels, info, sizes) would only make every page heavier, three languages over
+    block.dataset.component_props = [
+        {"choices": [(strings.words(label, lang), value) for label, value in props["choices"]]}
+        if props.get("choices") else {}
+        for props in block.dataset.component_props
+    ]
+
+
 def examples(inputs, outputs, fn, rows, labels=None, lang: str = text.DEFAULT, **options) -> gr.Examples:
     """Examples that fill the inputs they give (an English row leaves the model picker alone; a Korean or
     Japanese row picks its language's model), then run with every input as it is now; nothing is computed
@@ -238,8 +256,7 @@ def examples(inputs, outputs, fn, rows, labels=None, lang: str = text.DEFAULT, *
     width = len(rows[0])
     block = gr.Examples(rows, inputs=inputs[:width], label=t("common.examples"), example_labels=labels,
                         api_visibility="private")
-    # the table's column names are the inputs' labels, which the browser does not translate there
-    block.dataset.headers = [strings.words(component.label, lang) for component in inputs[:width]]
+    in_words(block, inputs[:width], lang)
     block.load_input_event.then(fn, inputs, outputs, api_visibility="private", **options)
     return block
 

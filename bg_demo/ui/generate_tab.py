@@ -149,11 +149,12 @@ def _build_generation(model) -> Page:
                        api_name="generate", concurrency_id="generate", concurrency_limit=LIMITS.batch_rows)
     # examples only fill the inputs, then start the same Generate event, so Stop can stop every run
     def make(rows, lang):
-        filled = gr.Examples(
-            [row["inputs"] for row in rows], inputs[: len(rows[0]["inputs"])], label=t("common.examples"),
-            example_labels=[row["label"] for row in rows], api_visibility="private",
-        ).load_input_event
-        return filled.then(task.handler, inputs, task.targets, api_visibility="private", **task.options)
+        given = inputs[: len(rows[0]["inputs"])]
+        block = gr.Examples([row["inputs"] for row in rows], given, label=t("common.examples"),
+                            example_labels=[row["label"] for row in rows], api_visibility="private")
+        common.in_words(block, given, lang)
+        return block.load_input_event.then(task.handler, inputs, task.targets, api_visibility="private",
+                                           **task.options)
 
     loaded = common.localized("generate", make)
     task.render()

@@ -4,6 +4,7 @@ a table) is put into words by `bg_demo.text` in that request's language. `t` doe
 
 from __future__ import annotations
 
+import hashlib
 import json
 from functools import cache
 from pathlib import Path
@@ -13,6 +14,7 @@ from gradio.context import Context, LocalContext
 
 from bg_demo import text
 
+MARKER = "__i18n__"  # how gr.I18n marks a key inside a string
 ASSETS = Path(__file__).resolve().parent.parent.parent / "assets"
 
 # labels that need more than a key (filled-in values, or several keys in one Markdown): one derived key each,
@@ -32,25 +34,36 @@ def compose(key: str, words) -> gr.i18n.I18nData:
     return I18N(key)
 
 
+# the keys labels were built with: the only ones the browser needs (errors, figures and notes are worded on the
+# server), which keeps the page small
+_SENT: set[str] = set()
+
+
 def t(key: str, **values):
     """The words for `key`: an I18n label while the layout is built, else the text in the request's language."""
     if not building():
         return text.t(key, **values)
     if not values:
+        _SENT.add(key)
         return I18N(key)
-    derived = f"{key}|{json.dumps(values, sort_keys=True, default=str)}"
+    # no braces or quotes in a key: the browser finds a key inside the JSON of its marker
+    digest = hashlib.sha1(json.dumps(values, sort_keys=True, default=str).encode()).hexdigest()[:10]
+    derived = f"{key}#{digest}"
     return compose(derived, lambda lang: text.t(key, lang, **values))
 
 
 def joined(*keys: str, sep: str = "\n") -> gr.i18n.I18nData:
     """Several texts in one label (a Markdown heading and its paragraph)."""
-    return compose(sep.join(keys), lambda lang: sep.join(text.t(key, lang) for key in keys))
+    return compose("+".join(keys), lambda lang: sep.join(text.t(key, lang) for key in keys))
 
 
 def words(label, lang: str) -> str:
     """A label made while building (an I18n key, or plain text) in one language's words."""
+    if isinstance(label, str) and label.startswith(MARKER):  # an I18n key already turned into text
+        label = I18N(json.loads(label[len(MARKER):])["key"])
     if isinstance(label, gr.i18n.I18nData):
-        return translations()[lang].get(label.key) or translations()[text.DEFAULT].get(label.key, "")
+        key = label.key
+        return _DERIVED[lang].get(key) or (text.t(key, lang) if key in text.tables()[text.DEFAULT] else "")
     return "" if label is None else str(label)
 
 
@@ -60,7 +73,9 @@ def every_language(key: str, **values) -> list[str]:
 
 
 def translations() -> dict[str, dict[str, str]]:
-    return {lang: {**table, **_DERIVED[lang]} for lang, table in text.tables().items()}
+    """language -> {key: words} for every label built (the derived ones included)."""
+    return {lang: {**{key: table[key] for key in _SENT if key in table}, **_DERIVED[lang]}
+            for lang, table in text.tables().items()}
 
 
 class _I18n(gr.I18n):
