@@ -26,10 +26,12 @@ interpreter lock); memory is the server's. Traffic stays on 127.0.0.1.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import multiprocessing
 import os
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -46,14 +48,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 TEXT = "The animal didn't cross the street because it was too tired."
 CALLS = {
-    "/fill_mask": ("The cat sat on the [MASK].", 5),
+    "/fill_mask": ("The cat sat on the [MASK].", 5, ""),  # "": the page's default model
     "/classify": ("I loved this movie, the acting was wonderful.",),
-    "/generate": ("Once upon a time", "greedy", 20, 1.0, 50, 0.9, 4, 1, None, 0, 1.0),
-    "/attention": (TEXT, "encoder"),
-    "/compare": (TEXT,),
+    "/generate": ("Once upon a time", "greedy", 20, 1.0, 50, 0.9, 4, 1, None, 0, 1.0, ""),
+    "/attention": (TEXT, "encoder", ""),
+    "/compare": (TEXT, "", ""),
 }
-LONG = ("Once upon a time", "temperature", 200, 1.0, 50, 0.9, 4, 1, None, 0, 1.0)
-BEAM = ("Once upon a time", "beam", 200, 1.0, 50, 0.9, 8, 1, None, 0, 1.0)
+LONG = ("Once upon a time", "temperature", 200, 1.0, 50, 0.9, 4, 1, None, 0, 1.0, "")
+BEAM = ("Once upon a time", "beam", 200, 1.0, 50, 0.9, 8, 1, None, 0, 1.0, "")
 BERT = ("/fill_mask", "/classify")
 
 
@@ -61,6 +63,7 @@ def build_models(size: str) -> str:
     from bg_demo.testing import build_tiny_models
 
     folder = tempfile.mkdtemp(prefix=f"bg-demo-classroom-{size}-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)  # the base-size weights take 1.2 GB
     build_tiny_models(folder, roles=("encoder", "sentiment", "decoder"))
     if size == "base":
         import torch

@@ -164,14 +164,23 @@ def _runs(tokenizer, ids: Sequence[int]):
     if spans:
         runs.append((bytes(data), spans))
     specials = {
-        spans[0]: _written(added.get(int(ids[spans[0]])), pieces[spans[0]]) for data, spans in runs if data is None
+        spans[0]: _written(added.get(int(ids[spans[0]])), pieces[spans[0]], int(ids[spans[0]]))
+        for data, spans in runs if data is None
     }
     return runs, specials
 
 
-def _written(token, piece) -> str:
-    """A special or added token as written (its content)."""
+def _written(token, piece, token_id: int) -> str:
+    """A special or added token as written (its content); an id the tokenizer has no token for, as its number."""
+    if token is None and piece is None:
+        return unknown(token_id)
     return str(getattr(token, "content", token) if token is not None else piece)
+
+
+def unknown(token_id: int) -> str:
+    """An id past the tokenizer's vocabulary: a model's embedding table may have more rows than the tokenizer
+    has tokens (padded to a round size), and such a row can still be predicted."""
+    return f"[id {token_id}]"
 
 
 def display_tokens(tokenizer, ids: Sequence[int]) -> tuple[str, ...]:
@@ -179,9 +188,12 @@ def display_tokens(tokenizer, ids: Sequence[int]) -> tuple[str, ...]:
     ids = [int(i) for i in ids]
     how = kind(tokenizer)
     if how == WORDPIECE:
-        return tuple(tokenizer.convert_ids_to_tokens(ids))
+        pieces = tokenizer.convert_ids_to_tokens(ids)
+        return tuple(unknown(i) if p is None else p for i, p in zip(ids, pieces))
     if how == PLAIN:
-        return tuple(symbols(str(p).replace("▁", " ").replace("Ġ", " ")) for p in tokenizer.convert_ids_to_tokens(ids))
+        pieces = tokenizer.convert_ids_to_tokens(ids)
+        return tuple(unknown(i) if p is None else symbols(str(p).replace("▁", " ").replace("Ġ", " "))
+                     for i, p in zip(ids, pieces))
     shown = [""] * len(ids)
     runs, specials = _runs(tokenizer, ids)
     for data, spans in runs:

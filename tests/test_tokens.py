@@ -300,3 +300,14 @@ def test_same_word_finds_japanese_and_korean_words(on, decoder):
         assert result.decoder.tokens == ("日[1-2/3]", "日[1-2/3]") and result.decoder.split
         assert result.decoder.similarity == pytest.approx([1.0] * 3, abs=1e-5)
         assert korean.decoder.tokens == ("학[1-2/3]", "학[1-2/3]")
+
+
+def test_an_id_past_the_tokenizers_vocabulary_shows_as_its_number():
+    """A model's embedding table may have more rows than its tokenizer has tokens (padded to a round size), and
+    such a row can be a guess: it shows as its id, never as None or an empty label."""
+    from bg_demo.testing import bpe_tokenizer, wordpiece_tokenizer
+
+    beyond = 10**6
+    for tokenizer in (wordpiece_tokenizer(True), bpe_tokenizer()):
+        assert display_tokens(tokenizer, [tokenizer.convert_tokens_to_ids("the"), beyond])[1] == f"[id {beyond}]"
+        assert display_token(tokenizer, beyond) == f"[id {beyond}]"
