@@ -46,26 +46,25 @@ ALLOWED_MODELS = {
 class ModelInfo:
     """What a picker may say about an allowed model (data only: the UI words and formats it)."""
 
-    family: str  # the architecture's usual name: "BERT", "DistilBERT", "MiniLM", "GPT-2", "DistilGPT-2"
     language: str  # "en", "ko", "ja", or "multilingual" (mBERT: 104 languages)
     parameters: int  # about how many, heads included, as the model card rounds them
 
 
 MODEL_INFO = {
-    "google-bert/bert-base-uncased": ModelInfo("BERT", "en", 110_000_000),
-    "google-bert/bert-large-uncased": ModelInfo("BERT", "en", 340_000_000),
-    "google-bert/bert-base-cased": ModelInfo("BERT", "en", 110_000_000),
-    "distilbert/distilbert-base-uncased": ModelInfo("DistilBERT", "en", 66_000_000),
-    "google-bert/bert-base-multilingual-cased": ModelInfo("BERT", "multilingual", 179_000_000),
-    "sentence-transformers/all-MiniLM-L6-v2": ModelInfo("MiniLM", "en", 23_000_000),
-    "distilbert/distilbert-base-uncased-finetuned-sst-2-english": ModelInfo("DistilBERT", "en", 67_000_000),
-    "dslim/bert-base-NER": ModelInfo("BERT", "en", 108_000_000),
-    "deepset/bert-base-cased-squad2": ModelInfo("BERT", "en", 108_000_000),
-    "openai-community/gpt2": ModelInfo("GPT-2", "en", 124_000_000),
-    "distilbert/distilgpt2": ModelInfo("DistilGPT-2", "en", 82_000_000),
-    "openai-community/gpt2-medium": ModelInfo("GPT-2", "en", 355_000_000),
-    "skt/kogpt2-base-v2": ModelInfo("GPT-2", "ko", 125_000_000),
-    "rinna/japanese-gpt2-small": ModelInfo("GPT-2", "ja", 110_000_000),
+    "google-bert/bert-base-uncased": ModelInfo("en", 110_000_000),
+    "google-bert/bert-large-uncased": ModelInfo("en", 340_000_000),
+    "google-bert/bert-base-cased": ModelInfo("en", 110_000_000),
+    "distilbert/distilbert-base-uncased": ModelInfo("en", 66_000_000),
+    "google-bert/bert-base-multilingual-cased": ModelInfo("multilingual", 179_000_000),
+    "sentence-transformers/all-MiniLM-L6-v2": ModelInfo("en", 23_000_000),
+    "distilbert/distilbert-base-uncased-finetuned-sst-2-english": ModelInfo("en", 67_000_000),
+    "dslim/bert-base-NER": ModelInfo("en", 108_000_000),
+    "deepset/bert-base-cased-squad2": ModelInfo("en", 108_000_000),
+    "openai-community/gpt2": ModelInfo("en", 124_000_000),
+    "distilbert/distilgpt2": ModelInfo("en", 82_000_000),
+    "openai-community/gpt2-medium": ModelInfo("en", 355_000_000),
+    "skt/kogpt2-base-v2": ModelInfo("ko", 125_000_000),
+    "rinna/japanese-gpt2-small": ModelInfo("ja", 110_000_000),
 }
 
 # Hub id -> how its tokenizer must be loaded, as its model card says (`models.load_tokenizer` applies it; checked

@@ -27,7 +27,8 @@ def notice(result) -> str:
 
 def show(text: str, role: str, model: str | None = None, progress=gr.Progress()):
     # a model of the other role (left in the picker by an example that switched the role) means the default
-    model = (model if model in {value for _, value in common.model_choices(role)} else None) or None
+    offered = {value for _, value in common.model_choices(role)} - {""}  # "": the role's default
+    model = model if model in offered else None
     result = common.run(role, backend.attention, text, role, model_id=model, progress=progress)
     marks = [t("attention.special") if special else None for special in result.special]
     return result.compact(), notice(result), common.token_view(result.tokens, marks), result.summary()

@@ -15,6 +15,7 @@ import gradio as gr
 from gradio.context import LocalContext
 
 from bg_demo import text
+from bg_demo.ui.strings import words
 
 MAX_SESSIONS = 10_000  # a session's choice is a few bytes; the oldest are forgotten first past this many
 STORAGE_KEY = "bg_demo.lang"
@@ -104,8 +105,6 @@ def wire(demo: gr.Blocks, radio: gr.Radio, tables=()) -> None:
     """On page load and on every switch: remember the session's language, and relabel what the browser's own
     translation leaves alone: the tab bars (Gradio words a tab's label once, when the tab registers, so a later
     change of language missed every tab not on screen) and the tables' column names."""
-    from bg_demo.ui.strings import words
-
     tables = list(tables)
     tabs = [block for block in demo.blocks.values() if isinstance(block, gr.Tab) and block.label is not None]
 
