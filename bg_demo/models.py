@@ -246,23 +246,35 @@ def model_bytes(model) -> int:
     return sum(tensor.numel() * tensor.element_size() for tensor in tensors.values())
 
 
+# One load at a time in the whole process. `from_pretrained` is not thread-safe: it swaps process-wide functions
+# for the time of a load (torch.nn.init's, PreTrainedModel.init_weights and tie_weights, torch.linspace; see
+# transformers/initialization.py) and puts back what it found, so two loads at once can each restore the other's
+# stand-ins (seen as "Cannot copy out of meta tensor; no data!"), and the first look-ups of transformers' lazy
+# module race ("module 'transformers' has no attribute 'AutoModelFor...'"). Five tabs' first requests on a fresh
+# server failed 4 of 5 times before this lock. It is not a device turn: model calls go on while a model loads.
+_LOADING = threading.Lock()
+
+
 def load_model(role: str, model_id: str) -> LoadedModel:
     """Load a role's tokenizer and model, from a local copy when there is one (`Settings.location`); any failure
-    becomes a ModelUnavailableError. Records the heads it has no trained weights for, and its size."""
-    import torch
-    import transformers
-
+    is logged with its cause and becomes a ModelUnavailableError. Records the heads it has no trained weights
+    for, and its size."""
     settings = config.settings()
     location = settings.location(model_id)
-    started = time.perf_counter()
     log.info("loading the %s model %s from %s on %s", role, model_id, location, settings.device)
     try:
-        tokenizer = load_tokenizer(location, config.TOKENIZER_OPTIONS.get(model_id, {}))
-        model_class = getattr(transformers, MODEL_CLASSES[role])
-        model, info = _from_pretrained(model_class, location, dtype=getattr(torch, settings.dtype),
-                                       output_loading_info=True)
-        model.to(settings.device).eval()
+        with _LOADING:
+            started = time.perf_counter()  # from the moment it loads, not from when it began to wait
+            import torch
+            import transformers
+
+            tokenizer = load_tokenizer(location, config.TOKENIZER_OPTIONS.get(model_id, {}))
+            model_class = getattr(transformers, MODEL_CLASSES[role])
+            model, info = _from_pretrained(model_class, location, dtype=getattr(torch, settings.dtype),
+                                           output_loading_info=True)
+            model.to(settings.device).eval()
     except Exception as exc:  # noqa: BLE001 - every failure must reach the user as one actionable message
+        log.error("the %s model %s could not be loaded from %s", role, model_id, location, exc_info=exc)
         raise ModelUnavailableError(role, model_id, _reason(exc)) from exc
     missing = missing_heads(role, model, info["missing_keys"])
     if missing:

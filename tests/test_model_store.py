@@ -179,6 +179,98 @@ def test_loads_of_different_models_still_run_in_parallel():
     assert sorted(calls) == sorted([a, b]) and len(store.snapshot().models) == 2
 
 
+def test_the_real_loader_loads_one_model_at_a_time_without_holding_the_device(monkeypatch):
+    """from_pretrained swaps process-wide functions while it runs: two at once break each other."""
+    inside, most, device_free = [0], [0], []
+    real = models._from_pretrained
+
+    def counting(loader, source, **kwargs):
+        inside[0] += 1
+        most[0] = max(most[0], inside[0])
+        turn = models.device_turn("cpu")
+        turn.acquire()  # a model call can run while a model loads: the load holds no device turn
+        turn.release()
+        device_free.append(True)
+        threading.Event().wait(0.05)  # long enough for the other threads to arrive
+        try:
+            return real(loader, source, **kwargs)
+        finally:
+            inside[0] -= 1
+
+    monkeypatch.setattr(models, "_from_pretrained", counting)
+    store = models.ModelStore()
+    threads = [threading.Thread(target=store.get, args=(role,)) for role in config.ROLES]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert len(store.snapshot().models) == len(config.ROLES)
+    assert most[0] == 1 and len(device_free) == 2 * len(config.ROLES)  # a tokenizer and a model per role
+
+
+def test_five_first_requests_at_once_all_succeed_on_a_fresh_store(monkeypatch):
+    monkeypatch.setattr(models, "STORE", models.ModelStore())
+    calls = {
+        "fill": lambda: backend.fill_mask("The cat sat on the [MASK]."),
+        "sentiment": lambda: backend.classify("I loved it."),
+        "entities": lambda: backend.recognize_entities("Ada Lovelace lived in London."),
+        "qa": lambda: backend.answer("Where did she live?", "She lived in London."),
+        "generate": lambda: generate(PROMPT, "greedy", 3),
+    }
+    failures = {}
+
+    def call(name, fn):
+        try:
+            fn()
+        except Exception as exc:  # noqa: BLE001 - collected and shown by the assertion
+            failures[name] = repr(exc)
+
+    threads = [threading.Thread(target=call, args=item) for item in calls.items()]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert failures == {}
+
+
+def test_eviction_never_fails_a_generation_while_another_student_cycles_models(monkeypatch, caplog):
+    monkeypatch.setattr(models, "STORE", models.ModelStore(budget=1))  # every load unloads every other model
+    done, failures, generated = threading.Event(), [], []
+
+    def cycle():
+        for model in [None, "google-bert/bert-base-uncased", "google-bert/bert-base-multilingual-cased"] * 3:
+            try:
+                backend.fill_mask("The cat sat on the [MASK].", model_id=model)
+            except Exception as exc:  # noqa: BLE001
+                failures.append(repr(exc))
+        done.set()
+
+    cycler = threading.Thread(target=cycle)
+    cycler.start()
+    for _ in range(100):  # bounded: a broken store fails the test rather than hanging it
+        if done.is_set() and len(generated) >= 3:
+            break
+        try:
+            generated.append(generate(PROMPT, "top_k", 4, top_k=5, seed=1).n_tokens)
+        except Exception as exc:  # noqa: BLE001
+            failures.append(repr(exc))
+    cycler.join()
+    assert failures == [] and len(generated) >= 3 and set(generated) == {4}
+    assert "could not be loaded" not in caplog.text
+
+
+def test_a_failed_load_is_logged_with_its_cause(tmp_path, monkeypatch, caplog):
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "config.json").write_text("{not json")
+    monkeypatch.setenv("BG_DEMO_ENCODER", str(tmp_path / "broken"))
+    config.settings.cache_clear()
+    store = models.ModelStore()
+    with caplog.at_level(logging.ERROR, logger="bg_demo.models"), pytest.raises(models.ModelUnavailableError):
+        store.get("encoder")
+    record = next(r for r in caplog.records if "could not be loaded" in r.getMessage())
+    assert record.exc_info is not None and str(tmp_path / "broken") in record.getMessage()
+
+
 def test_the_real_loader_measures_parameters_and_buffers():
     loaded = models.get("encoder")
     model = loaded.model
