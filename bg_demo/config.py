@@ -104,6 +104,14 @@ class Limits:
     max_sequences: int = 5
     generation_seconds: float = 30.0  # a generation stops this long after it starts running, whatever it asked for
     batch_rows: int = 32  # rows the decoding engine runs at once; later requests wait for a free row
+    # An explanation runs ~36 passes with gradients (32 integrated-gradients steps, gradient x input, attention,
+    # baseline) over its whole input. It reads at most a QA window's tokens (so every answer can be explained),
+    # runs its steps in chunks of at most `explain_chunk_tokens` tokens (rows x tokens: one chunk of bert-base
+    # takes ~1 s and ~0.3 GB on 2 vCPUs) and lets every waiting request go between two chunks, and it stops with
+    # a message once its own passes (not its waits) have taken `explain_seconds`.
+    explain_tokens: int = 384
+    explain_chunk_tokens: int = 256
+    explain_seconds: float = 60.0
 
 
 # What the loaded models' weights (parameters + buffers) may take at once before the least recently used ones

@@ -69,8 +69,9 @@ class DeviceTurn:
             if self._depth == 0:
                 self._hand_over()
 
-    def pause(self) -> None:
-        """Let every thread already waiting take its turn, then carry on (at any depth)."""
+    def pause(self, rest: float = 0.0) -> None:
+        """Let every thread already waiting take its turn, then carry on (at any depth). With `rest`, first stay
+        away that many seconds (background work: the others go on with the device for that long)."""
         with self._guard:
             if self._owner != threading.get_ident():
                 raise RuntimeError("pause of a device turn this thread does not hold")
@@ -78,6 +79,8 @@ class DeviceTurn:
                 return
             depth = self._depth
             self._hand_over()
+        if rest > 0:
+            time.sleep(rest)
         self.acquire(depth)
 
     @property

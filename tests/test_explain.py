@@ -167,3 +167,108 @@ def test_the_last_generated_token_is_explained_with_the_probability_its_colour_s
     assert abs(result.completeness_gap) < 1e-3
     with pytest.raises(InputError, match="Generate a text first"):
         explain.explain_generation("Once", [])
+
+
+# --- bounded cost: input size, chunks, the device's turn, a time budget ------------------------------------
+
+
+def _limits(monkeypatch, **changes):
+    import dataclasses
+
+    monkeypatch.setattr(explain, "LIMITS", dataclasses.replace(explain.LIMITS, **changes))
+
+
+def _spy_passes(monkeypatch, delay: float = 0.0):
+    """Record the (rows, tokens) of every fill-mask pass the explanation runs, optionally slowing each."""
+    shapes, real = [], explain.fill_mask_forward
+
+    def spy(model, inputs, positions):
+        shapes.append(tuple(inputs["input_ids"].shape))
+        if delay:
+            torch.randn(1)  # keep the thread busy in torch, as a real pass would
+            import time
+
+            time.sleep(delay)
+        return real(model, inputs, positions)
+
+    monkeypatch.setattr(explain, "fill_mask_forward", spy)
+    return shapes
+
+
+def test_an_input_past_the_explanation_limit_is_refused_with_its_size():
+    text = "word " * 390 + "[MASK]."  # 393 tokens, under the task's 2,000 characters and 512 tokens
+    assert len(backend.fill_mask(text).masks) == 1  # the task itself takes it
+    with pytest.raises(InputError, match=r"at most 384 tokens.*makes \d+"):
+        explain.explain_fill_mask(text)
+
+
+def test_integrated_gradients_run_in_chunks_of_at_most_the_chunk_tokens(monkeypatch):
+    _limits(monkeypatch, explain_chunk_tokens=40)
+    shapes = _spy_passes(monkeypatch)
+    result = explain.explain_fill_mask("The cat sat on the [MASK] near the old red door.", steps=32)
+    n_tokens = len(result.tokens)
+    gradient_passes = [rows * tokens for rows, tokens in shapes]
+    assert max(gradient_passes) <= 40 and shapes.count((40 // n_tokens, n_tokens)) >= 32 // (40 // n_tokens)
+    assert abs(result.completeness_gap) < 1e-3  # chunked, the steps still add up
+
+
+def test_a_request_waiting_for_the_device_runs_between_two_chunks(monkeypatch):
+    import threading
+
+    _limits(monkeypatch, explain_chunk_tokens=1)  # one step per pass: 32 passes
+    shapes = _spy_passes(monkeypatch, delay=0.02)
+    backend.classify("warm up")  # both models loaded before the race starts
+    finished = []
+    explaining = threading.Thread(target=lambda: finished.append(explain.explain_fill_mask("The cat sat on the [MASK].")))
+    explaining.start()
+    while len(shapes) < 5:  # the explanation is under way
+        threading.Event().wait(0.005)
+    backend.classify("I loved this movie.")  # waits at most one pass, not the whole explanation
+    passes_when_answered = len(shapes)
+    explaining.join(timeout=60)
+    assert finished and passes_when_answered < len(shapes) - 10
+
+
+def test_an_explanation_past_its_time_budget_stops_with_a_message(monkeypatch):
+    _limits(monkeypatch, explain_chunk_tokens=1, explain_seconds=0.2)
+    _spy_passes(monkeypatch, delay=0.05)
+    with pytest.raises(InputError, match="budget"):
+        explain.explain_fill_mask("The cat sat on the [MASK].")
+    models.get("encoder").lock.acquire()  # the device turn was given back
+    models.get("encoder").lock.release()
+
+
+def test_the_generation_explained_has_a_bounded_prompt_and_token_list():
+    with pytest.raises(InputError, match="characters long"):
+        explain.explain_generation("x" * 10_000, [5, 6])
+    with pytest.raises(InputError):
+        explain.explain_generation("Hello", list(range(5000)))
+
+
+def test_generations_beside_an_explanation_of_the_same_model_are_unchanged(monkeypatch):
+    """Captum hooks the embedding layer during each chunk: the device may change hands only between chunks."""
+    import threading
+
+    _limits(monkeypatch, explain_chunk_tokens=1)  # one step per chunk: many hand-overs
+    monkeypatch.setattr(explain, "REST_PER_PASS", 0.5)
+    prompt = "Once upon a time"
+    alone = backend.generate(prompt, "greedy", 8).texts
+    finished, errors, beside = threading.Event(), [], []
+
+    def explain_repeatedly():
+        try:
+            for _ in range(3):
+                explain.explain_next_token("The cat sat on the mat and looked at the", steps=32)
+        except Exception as exc:  # noqa: BLE001 - shown by the assertion
+            errors.append(repr(exc))
+        finished.set()
+
+    thread = threading.Thread(target=explain_repeatedly)
+    thread.start()
+    while not finished.is_set():
+        try:
+            beside.append(backend.generate(prompt, "greedy", 8).texts)
+        except Exception as exc:  # noqa: BLE001
+            errors.append(repr(exc))
+    thread.join()
+    assert errors == [] and len(beside) >= 3 and set(beside) == {alone}

@@ -13,6 +13,7 @@ the rank correlation between the two is printed beside them.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -188,10 +189,14 @@ def explain_next_token(text: str, token_id: int | None = None, layer: int | None
         token_id = require_int(token_id, "Token id", 0, model.config.vocab_size - 1)
         word = display_token(tokenizer, token_id)
 
-    def score(output):
-        return torch.softmax(output.logits[:, -1].float(), dim=-1)[:, token_id]
+    def last_logits(model, **inputs):  # (batch, vocabulary): the LM head at the last position only
+        return model(**inputs, logits_to_keep=1).logits[:, -1]
 
-    return _explain(_Target(loaded, inputs, score, (last,), t("note.explain.next", word=word)), layer, head, steps)
+    def score(logits):
+        return torch.softmax(logits.float(), dim=-1)[:, token_id]
+
+    what = t("note.explain.next", word=word)
+    return _explain(_Target(loaded, inputs, score, (last,), what, last_logits), layer, head, steps)
 
 
 def explain_entity(text: str, entity: int = 0, aggregation: str = "average", layer: int | None = None,
@@ -269,6 +274,10 @@ def explain_generation(prompt: str, token_ids, layer: int | None = None, head: i
     the prompt and the tokens generated before it. token_ids: the generated tokens, in order."""
     if not token_ids:
         raise InputError("error.generate_first")
+    if prompt and prompt.strip():
+        prompt = require_text(prompt, "prompt", LIMITS.max_prompt_chars)
+    if not isinstance(token_ids, (list, tuple)) or len(token_ids) > LIMITS.max_new_tokens:
+        raise InputError("error.token_ids_unfit")
     loaded = models.get("decoder", model_id)
     require_head(loaded, "lm")
     with loaded.use() as (tokenizer, model):
@@ -282,48 +291,111 @@ def explain_generation(prompt: str, token_ids, layer: int | None = None, head: i
 
 def _explain(target: _Target, layer: int | None, head: int | None, steps: int) -> Explanation:
     import torch
-    from captum.attr import LayerGradientXActivation, LayerIntegratedGradients
 
     steps = require_int(steps, "Integrated-gradients steps", 2, MAX_IG_STEPS)
     loaded = target.loaded
-    with loaded.use(eager_attention=True) as (tokenizer, model):
-        ids = target.inputs["input_ids"]
-        names = [name for name in target.inputs if name != "input_ids"]
-        extra = tuple(target.inputs[name] for name in names)
-        run = target.forward or _whole_model
+    ids = target.inputs["input_ids"]
+    n_tokens = ids.shape[1]
+    if n_tokens > LIMITS.explain_tokens:
+        raise InputError("error.explain_tokens", n=n_tokens, limit=LIMITS.explain_tokens)
+    names = [name for name in target.inputs if name != "input_ids"]
+    extra = tuple(target.inputs[name] for name in names)
+    run = target.forward or _whole_model
+    budget = _Budget(loaded.lock, LIMITS.explain_seconds)
+    with loaded.use() as (tokenizer, model):
 
         def forward(input_ids, *values):
             return target.score(run(model, input_ids=input_ids, **dict(zip(names, values, strict=True))))
 
         with torch.inference_mode():
-            output = model(**target.inputs, output_attentions=True)
-            attentions = torch.stack(output.attentions)[:, 0].float()  # (L, H, Q, K)
             probability = float(forward(ids, *extra)[0])
-        n_layers, n_heads = attentions.shape[:2]
+        budget.step()
+        rows = _attention_rows(loaded, target)  # (L, H, P, K)
+        n_layers, n_heads = rows.shape[:2]
         layer = n_layers - 1 if layer is None else require_int(layer, "Layer", 0, n_layers - 1)
         head = None if head is None or head == "" else require_int(head, "Head", 0, n_heads - 1)
-        rows = attentions[layer, :, list(target.positions)]  # (H, P, K)
-        attention = (rows.mean(dim=0) if head is None else rows[head]).mean(dim=0).cpu().numpy()  # (K,)
+        attention = (rows[layer].mean(dim=0) if head is None else rows[layer, head]).mean(dim=0).numpy()  # (K,)
         special = _special(tokenizer, ids[0].tolist())
         baseline = ids.clone()
         baseline[0, ~torch.tensor(special, device=ids.device)] = _padding_id(tokenizer)
-        embeddings = model.get_input_embeddings()
-        with torch.enable_grad():
-            gxi = LayerGradientXActivation(forward, embeddings).attribute(ids, additional_forward_args=extra)
-            ig, delta = LayerIntegratedGradients(forward, embeddings).attribute(
-                ids, baselines=baseline, additional_forward_args=extra, n_steps=steps, internal_batch_size=steps,
-                return_convergence_delta=True,
-            )
+        budget.step()
+        gxi, ig, delta = _attributions(model, forward, ids, baseline, extra, steps, budget)
+        budget.step()
         with torch.inference_mode():
             baseline_probability = float(forward(baseline, *extra)[0])
         tokens = display_tokens(tokenizer, ids[0].tolist())  # the labels every view shows (bg_demo.tokens)
-    gxi = gxi[0].sum(dim=-1).detach().float().cpu().numpy()  # (T,)
-    ig = ig[0].sum(dim=-1).detach().float().cpu().numpy()
     return Explanation(
         loaded.role, loaded.model_id, target.target, probability, tokens, tuple(special), target.positions, layer,
         head, int(n_layers), int(n_heads), _floats(attention), _floats(gxi), _floats(ig), baseline_probability,
-        float(delta[0]), steps, spearman(attention, np.abs(ig)),
+        delta, steps, spearman(attention, np.abs(ig)),
     )
+
+
+def _attention_rows(loaded, target: _Target):
+    """(layers, heads, positions, keys) float32 on the CPU: the attention rows of the explained positions, read
+    from the model's body (the head's logits over every position are not needed for them). Only this pass
+    needs eager attention; the gradient passes run on the model's own (faster) implementation."""
+    import torch
+
+    with loaded.use(eager_attention=True) as (_, model), torch.inference_mode():
+        output = model.base_model(**target.inputs, output_attentions=True)
+        positions = list(target.positions)
+        return torch.stack([layer[0][:, positions].float().cpu() for layer in output.attentions])
+
+
+def _attributions(model, forward, ids, baseline, extra, steps: int, budget: _Budget):
+    """Captum's gradient x input and integrated gradients on the input embedding layer, summed over the hidden
+    size: (T,), (T,) and the completeness gap. The steps run in chunks of at most `LIMITS.explain_chunk_tokens`
+    tokens (rows x tokens), with `budget.step()` between two chunks."""
+    import torch
+    from captum.attr import LayerGradientXActivation, LayerIntegratedGradients
+
+    embeddings = model.get_input_embeddings()
+    with torch.enable_grad():
+        gxi = LayerGradientXActivation(forward, embeddings).attribute(ids, additional_forward_args=extra)
+        budget.step()
+        integrated = LayerIntegratedGradients(forward, embeddings)
+        # Captum runs the chunks one after another, each through `ig._attribute`, and hooks the embedding layer
+        # (model-wide state) only inside a chunk: between two is the one place another request may use the model.
+        chunk = integrated.ig._attribute
+
+        def paced(*args, **kwargs):
+            budget.step()
+            return chunk(*args, **kwargs)
+
+        integrated.ig._attribute = paced
+        rows = max(1, min(steps, LIMITS.explain_chunk_tokens // ids.shape[1]))
+        ig, delta = integrated.attribute(
+            ids, baselines=baseline, additional_forward_args=extra, n_steps=steps, internal_batch_size=rows,
+            return_convergence_delta=True,
+        )
+    def summed(attribution):
+        return attribution[0].sum(dim=-1).detach().float().cpu().numpy()
+
+    return summed(gxi), summed(ig), float(delta[0])
+
+
+# How long an explanation stands aside, as a multiple of its last pass, when others waited for the device during
+# that pass: they get 3/4 of the device while they want it (a 20-token generation then finishes in its first rest
+# instead of taking one step per pass), the explanation the rest, so a busy class slows it but never starves it.
+REST_PER_PASS = 3.0
+
+
+class _Budget:
+    """An explanation's share of the device. Between two of its passes it hands the device to whoever waits and
+    rests (`REST_PER_PASS`); it counts only its own passes' time against `seconds` and stops with a message past
+    it, so an input too slow for the machine never holds the device for long."""
+
+    def __init__(self, turn, seconds: float):
+        self.turn, self.seconds, self.used, self.since = turn, seconds, 0.0, time.monotonic()
+
+    def step(self) -> None:
+        last = time.monotonic() - self.since
+        self.used += last
+        if self.used > self.seconds:
+            raise InputError("error.explain_time", seconds=self.seconds)
+        self.turn.pause(rest=REST_PER_PASS * last)
+        self.since = time.monotonic()
 
 
 def _special(tokenizer, ids: list[int]) -> list[bool]:

@@ -458,6 +458,14 @@ EN = {
     "error.out_of_range": "{what} must be between {low} and {high}; got {got}.",
     "error.not_whole": "{what} must be a whole number between {low} and {high}; got {got}.",
     "error.too_many_tokens": "The {what} makes {n} tokens; the {role} model reads at most {limit}. Shorten it.",
+    "error.explain_tokens": (
+        "An explanation reads at most {limit} tokens (each of its gradient passes reads all of them); this input "
+        "makes {n}. Shorten it."
+    ),
+    "error.explain_time": (
+        "The explanation ran past its {seconds:g}-second budget. Shorten the text or use fewer "
+        "integrated-gradients steps."
+    ),
     "error.question_tokens": "The question makes {n} tokens; keep it under {limit}.",
     "error.empty_context": "The context has no words the model can read: paste the text to search in.",
     'error.strategy': "Unknown strategy '{got}'. Pick one of: {choices}.",

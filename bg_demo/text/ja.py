@@ -497,6 +497,13 @@ JA: dict[str, str] = {
     "error.too_many_tokens": (
         "{what}は {n} トークンになります。{role} モデルが読めるのは最大 {limit} トークンです。短くしてください。"
     ),
+    "error.explain_tokens": (
+        "説明が読めるのは最大 {limit} トークンです（勾配の計算のたびにすべてのトークンを読みます）。この入力は "
+        "{n} トークンになります。短くしてください。"
+    ),
+    "error.explain_time": (
+        "説明が制限時間の {seconds:g} 秒を超えました。テキストを短くするか、積分勾配のステップ数を減らしてください。"
+    ),
     "error.question_tokens": "質問は {n} トークンになります。{limit} トークン未満にしてください。",
     "error.empty_context": "コンテキストにモデルが読める単語がありません。答えを探すテキストを貼り付けてください。",
     "error.strategy": "不明な戦略 '{got}' です。次のいずれかを選んでください：{choices}。",

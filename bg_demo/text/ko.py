@@ -475,6 +475,13 @@ KO: dict[str, str] = {
     "error.too_many_tokens": (
         "{what}이(가) 토큰 {n}개가 돼요. {role} 모델은 최대 {limit}개까지 읽을 수 있으니 줄여 주세요."
     ),
+    "error.explain_tokens": (
+        "설명은 최대 {limit}개 토큰까지 읽어요(기울기 계산마다 모든 토큰을 읽어요). 이 입력은 토큰 {n}개예요. "
+        "줄여 주세요."
+    ),
+    "error.explain_time": (
+        "설명이 제한 시간 {seconds:g}초를 넘었어요. 텍스트를 줄이거나 적분 기울기 단계 수를 줄이세요."
+    ),
     "error.question_tokens": "질문이 토큰 {n}개가 돼요. {limit}개 미만으로 줄여 주세요.",
     "error.empty_context": "지문에 모델이 읽을 수 있는 단어가 없어요. 답을 찾을 텍스트를 붙여 넣으세요.",
     "error.strategy": "알 수 없는 전략 '{got}'이에요. 다음 중 하나를 고르세요: {choices}.",
