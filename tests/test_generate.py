@@ -5,31 +5,36 @@ import threading
 import pytest
 import torch
 
-from bg_demo import models
+from bg_demo import config, figures, models
 from bg_demo.backend.generate import generate, generate_stream
 from bg_demo.errors import InputError
 from bg_demo.tokens import readable_text
+from bg_demo.ui import generate_tab
 
 PROMPTS = ["Once upon a time in a distant galaxy,", "Artificial intelligence is transforming the world by"]
 
 
-@pytest.fixture(scope="module")
-def reference(tiny_dir):
+def decoded_by_generate(folder):
+    """transformers' own `generate` on the model in `folder`, each continuation as the backend contract gives it:
+    tokenizer.decode(new ids, skip_special_tokens=True)."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    tokenizer = AutoTokenizer.from_pretrained(tiny_dir / "decoder")
-    model = AutoModelForCausalLM.from_pretrained(tiny_dir / "decoder").eval()
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    model = AutoModelForCausalLM.from_pretrained(folder).eval()
 
     def texts(prompt, seed=None, **kwargs):
         enc = tokenizer(prompt, return_tensors="pt")
         if seed is not None:
             torch.manual_seed(seed)
         out = model.generate(**enc, pad_token_id=tokenizer.eos_token_id, **kwargs)
-        rows = out[:, enc["input_ids"].shape[1] :].tolist()
-        rows = [row[: row.index(tokenizer.eos_token_id) + 1] if tokenizer.eos_token_id in row else row for row in rows]
-        return tuple(readable_text(tokenizer, row) for row in rows)  # decode, but never U+FFFD (bg_demo.tokens)
+        return tuple(tokenizer.decode(row, skip_special_tokens=True) for row in out[:, enc["input_ids"].shape[1] :])
 
     return texts
+
+
+@pytest.fixture(scope="module")
+def reference(tiny_dir):
+    return decoded_by_generate(tiny_dir / "decoder")
 
 
 @pytest.mark.parametrize("prompt", PROMPTS)
@@ -67,6 +72,40 @@ def test_seeded_sampling_equals_generate_and_repeats(strategy, settings, expecte
     assert generate(PROMPTS[1], strategy, max_new_tokens=15, seed=1234, num_return_sequences=2, **settings).texts == ours.texts
     other = generate(PROMPTS[1], strategy, max_new_tokens=15, seed=4321, num_return_sequences=2, **settings)
     assert other.texts != ours.texts
+
+
+# (strategy, settings, the same as generate's arguments): each continuation cuts a character, so decode writes U+FFFD
+CUT = [
+    ("greedy", dict(max_new_tokens=12), dict(max_new_tokens=12, do_sample=False)),  # "…stands\ufffd step…"
+    ("beam", dict(max_new_tokens=12, num_beams=4, num_return_sequences=3),
+     dict(max_new_tokens=12, do_sample=False, num_beams=4, num_return_sequences=3)),
+    ("temperature", dict(max_new_tokens=12, seed=1234, num_return_sequences=2),
+     dict(max_new_tokens=12, seed=1234, do_sample=True, top_k=0, num_return_sequences=2)),
+]
+
+
+@pytest.mark.parametrize(("strategy", "settings", "theirs"), CUT)
+def test_texts_are_the_decoded_ids_even_where_a_character_is_cut(strategy, settings, theirs, reference):
+    """`texts` is data: exactly what decode gives, U+FFFD included; the readable form is in the labels."""
+    expected = reference(PROMPTS[1], **theirs)
+    assert all("\ufffd" in text for text in expected)  # the case in question: a byte with no character
+    ours = generate(PROMPTS[1], strategy, **settings)
+    assert ours.texts == expected
+    for i in range(len(ours.texts)):  # the Generate tab shows each token's label: the byte, in hex
+        shown = figures.token_probability_html(ours, i)
+        assert "\ufffd" not in shown and "[0x" in shown
+        link = generate_tab.written(PROMPTS[1], ours.to_dict(), i + 1)  # the Attention tab's text: whole characters
+        assert "\ufffd" not in link and "[0x" not in link and link.startswith(PROMPTS[1])
+
+
+def test_gpt2_texts_are_the_decoded_ids_even_where_a_character_is_cut(hub_models, monkeypatch):
+    """The same with GPT-2's own byte-level BPE (a tiny stand-in): a sampled continuation holding a lone byte."""
+    folder = hub_models["openai-community/gpt2"]
+    monkeypatch.setenv("BG_DEMO_DECODER", str(folder))
+    config.settings.cache_clear()
+    expected = decoded_by_generate(folder)("나는 학생입니다", seed=8, max_new_tokens=20, do_sample=True, top_k=0)
+    assert "\ufffd" in expected[0]
+    assert generate("나는 학생입니다", "temperature", max_new_tokens=20, seed=8).texts == expected
 
 
 def test_a_drawn_seed_is_reported_and_reproduces():

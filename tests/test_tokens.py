@@ -180,6 +180,31 @@ def test_streamed_labels_settle_to_the_finished_ones(tokenizers):
     assert tuple(info.token for info in row) == final
 
 
+def test_a_tokenizers_added_tokens_are_read_once(monkeypatch):
+    """transformers 5 rebuilds `added_tokens_decoder` at every access (milliseconds with thousands of added
+    tokens) and a stream labels every new token: the labels read it once per tokenizer, and again only
+    when tokens are added."""
+    from bg_demo.testing import bpe_tokenizer
+
+    tokenizer = bpe_tokenizer()
+    tokenizer.add_tokens([f"<extra_{i}>" for i in range(100)])
+    reads, original = [], type(tokenizer).added_tokens_decoder
+    monkeypatch.setattr(type(tokenizer), "added_tokens_decoder",
+                        property(lambda self: reads.append(1) or original.fget(self)))
+    ids = tokenizer(f"{KOREAN} <extra_7> {EMOJI}")["input_ids"] + [tokenizer.eos_token_id]
+    row: list[TokenInfo] = []
+    for k, token_id in enumerate(ids, start=1):  # as a stream labels its row, and the views their text
+        row.append(TokenInfo("", token_id, 0.5, 1))
+        relabel_newest(row, tokenizer)
+        display_token(tokenizer, token_id)
+        readable_text(tokenizer, ids[:k])
+    assert len(reads) == 1
+    assert tuple(info.token for info in row) == display_tokens(tokenizer, ids)
+    assert "<extra_7>" in display_tokens(tokenizer, ids) and display_tokens(tokenizer, ids)[-1] == "<|endoftext|>"
+    tokenizer.add_tokens(["<late>"])  # a tokenizer changed after use is read again
+    assert display_tokens(tokenizer, tokenizer("a <late>")["input_ids"])[-1] == "<late>" and len(reads) == 2
+
+
 def test_the_multilingual_vocabulary_reads_korean_and_japanese(tokenizers):
     mbert = tokenizers[MBERT]
     assert mbert.tokenize(JAPANESE) == [
@@ -247,7 +272,7 @@ def test_generation_labels_its_tokens_as_the_whole_row(on, tokenizers, decoder):
     final = streamed[-1]
     ids = [info.token_id for info in final.generated[0]]
     assert tuple(info.token for info in final.generated[0]) == display_tokens(tokenizer, ids)
-    assert final.texts == (readable_text(tokenizer, ids),) and readable(final.texts)
+    assert final.texts == (tokenizer.decode(ids, skip_special_tokens=True),)  # data: the labels are the view's
     assert readable(info.token for info in final.generated[0])
     for partial in streamed[:-1]:  # a streamed label older than the last 4 tokens is already the final one
         shown = [info.token for info in partial.generated[0]] if partial.generated else []

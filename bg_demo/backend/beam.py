@@ -132,7 +132,7 @@ def _search(loaded, request: Request, handle: Handle, base: GenerationResult) ->
 
     def result(recorder, rows, **fields) -> GenerationResult:
         return replace(
-            base, texts=tuple(readable_text(recorder.tokenizer, row) for row in rows),
+            base, texts=tuple(recorder.tokenizer.decode(row, skip_special_tokens=True) for row in rows),
             generated=tuple(recorder.tokens(row) for row in rows), beam_steps=tuple(recorder.steps),
             seconds=time.monotonic() - started, **fields,
         )

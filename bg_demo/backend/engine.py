@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 
 from bg_demo.backend.generate import GenerationResult, GenerationSettings, Request, TokenInfo, prompt_ids
 from bg_demo.config import LIMITS
-from bg_demo.tokens import display_tail, readable_text
+from bg_demo.tokens import display_tail
 
 log = logging.getLogger(__name__)
 
@@ -425,7 +425,7 @@ def relabel_newest(tokens: list[TokenInfo], tokenizer, n: int = 4) -> None:
 def snapshot(running: _Running, tokenizer, stopped: str) -> GenerationResult:
     rows = [[info.token_id for info in tokens] for tokens in running.tokens]
     return replace(
-        running.base, texts=tuple(readable_text(tokenizer, ids) for ids in rows),
+        running.base, texts=tuple(tokenizer.decode(ids, skip_special_tokens=True) for ids in rows),
         generated=tuple(tuple(tokens) for tokens in running.tokens),
         seconds=time.monotonic() - running.started, done=bool(stopped), stopped=stopped,
     )

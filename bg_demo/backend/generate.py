@@ -99,14 +99,18 @@ class TokenInfo(Result):
 @dataclass(frozen=True)
 class BeamStep(Result):
     step: int  # new tokens so far
-    beams: tuple[tuple[str, float], ...]  # (text generated so far, cumulative log-probability), best first
+    # (text generated so far, cumulative log-probability), best first; the text is the beam view's label
+    # (bg_demo.tokens.readable_text: a character cut at the end shows as its bytes, never U+FFFD)
+    beams: tuple[tuple[str, float], ...]
 
 
 @dataclass(frozen=True)
 class GenerationResult(Result):
     prompt: str
     strategy: str
-    texts: tuple[str, ...]  # the continuations, without the prompt
+    # the continuations, without the prompt, as data: tokenizer.decode(new ids, skip_special_tokens=True), so bytes
+    # that make no character (one cut at the end, say) are U+FFFD; the views show `generated`'s labels instead
+    texts: tuple[str, ...]
     generated: tuple[tuple[TokenInfo, ...], ...]  # per continuation, its tokens as far as it has got
     beam_steps: tuple[BeamStep, ...]  # beam search only: the beams kept at each step
     seed: int | None  # the seed used (drawn at random when none was given), None when deterministic

@@ -8,6 +8,7 @@ from bg_demo import backend, figures
 from bg_demo.backend.generate import SAMPLING, STRATEGIES, GenerationSettings
 from bg_demo.config import LIMITS
 from bg_demo.errors import InputError
+from bg_demo.tokens import join_display
 from bg_demo.ui import common, logit_lens_tab, next_token_tab, why
 from bg_demo.ui.links import Page
 from bg_demo.ui.strings import t
@@ -65,9 +66,11 @@ def explain(prompt: str, result: dict | None, sequence=1, layer=None, head=None,
 
 
 def written(prompt: str, result: dict | None, sequence=1) -> str | None:
-    """The text on screen (the prompt and that sequence), for the Attention tab's link."""
-    texts = (result or {}).get("texts") or [""]
-    return f"{prompt}{texts[_sequence(sequence, len(texts))]}" or None
+    """The text on screen (the prompt and that sequence, read from its token labels: whole characters, where the
+    result's `texts` would end a cut one with U+FFFD), for the Attention tab's link."""
+    generated = (result or {}).get("generated") or [[]]
+    tokens = generated[_sequence(sequence, len(generated))]
+    return f"{prompt}{join_display([token['token'] for token in tokens])}" or None
 
 
 def _sequence(number, available: int) -> int:
