@@ -466,6 +466,14 @@ EN = {
         "The explanation ran past its {seconds:g}-second budget. Shorten the text or use fewer "
         "integrated-gradients steps."
     ),
+    "error.no_uploads": "This app takes no file uploads.",
+    "error.not_your_event": "Only the session that started a request can cancel it.",
+    "error.busy_session": (
+        "You already have {limit} requests waiting or running. Wait for one to finish, then try again."
+    ),
+    "error.busy_address": (
+        "Your network already has {limit} requests waiting or running here. Wait for some to finish, then try again."
+    ),
     "error.question_tokens": "The question makes {n} tokens; keep it under {limit}.",
     "error.empty_context": "The context has no words the model can read: paste the text to search in.",
     'error.strategy': "Unknown strategy '{got}'. Pick one of: {choices}.",

@@ -482,6 +482,12 @@ KO: dict[str, str] = {
     "error.explain_time": (
         "설명이 제한 시간 {seconds:g}초를 넘었어요. 텍스트를 줄이거나 적분 기울기 단계 수를 줄이세요."
     ),
+    "error.no_uploads": "이 앱은 파일 업로드를 받지 않아요.",
+    "error.not_your_event": "요청은 그 요청을 보낸 세션만 취소할 수 있어요.",
+    "error.busy_session": "이미 기다리거나 실행 중인 요청이 {limit}개 있어요. 하나가 끝난 뒤 다시 시도하세요.",
+    "error.busy_address": (
+        "이 네트워크에서 이미 {limit}개의 요청이 기다리거나 실행 중이에요. 몇 개가 끝난 뒤 다시 시도하세요."
+    ),
     "error.question_tokens": "질문이 토큰 {n}개가 돼요. {limit}개 미만으로 줄여 주세요.",
     "error.empty_context": "지문에 모델이 읽을 수 있는 단어가 없어요. 답을 찾을 텍스트를 붙여 넣으세요.",
     "error.strategy": "알 수 없는 전략 '{got}'이에요. 다음 중 하나를 고르세요: {choices}.",

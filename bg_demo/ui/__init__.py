@@ -18,6 +18,7 @@ from bg_demo.ui import (
     next_sentence_tab,
     pretraining_tab,
     qa_tab,
+    serving,
     start_tab,
     strings,
 )
@@ -36,7 +37,6 @@ TABS = (
     compare_tab,
     pretraining_tab,
 )
-QUEUE_SIZE = 64  # requests waiting beyond this get "queue full" instead of an endless wait
 CONCURRENCY = 2  # requests run at once per event; each model also serialises its own calls
 
 
@@ -50,6 +50,7 @@ def build_demo() -> gr.Blocks:
     os.environ.setdefault("GRADIO_HEARTBEAT_INTERVAL", HEARTBEAT_SECONDS)
     # delete_cache: files made for downloads are removed after an hour, so a busy Space does not fill its disk
     strings.TABLES.clear()  # the tables of this build only
+    serving.use_lean_sessions()
     with gr.Blocks(title=TITLE, fill_width=True, delete_cache=(3600, 3600)) as demo:
         with gr.Row(equal_height=True, elem_classes=["bg-header"]):
             gr.Markdown(joined("app.heading", "app.intro"), elem_classes=["bg-intro"])
@@ -62,14 +63,19 @@ def build_demo() -> gr.Blocks:
         demo.unload(common.leave)
         demo.unload(language.forget)
         language.wire(demo, switch, strings.TABLES)
-    demo.queue(max_size=QUEUE_SIZE, default_concurrency_limit=CONCURRENCY)
+    demo.queue(max_size=serving.QUEUE_SIZE, default_concurrency_limit=CONCURRENCY)
+    serving.make_fair(demo._queue)
     return demo
 
 
 def launch_options() -> dict:
-    """What `launch()` needs besides the server address: theme and stylesheet."""
+    """What `launch()` needs besides the server address: theme and stylesheet, the bounds on sessions, the guard in
+    front of the routes (`serving.Guard`), and no public traffic monitor (Gradio's /monitoring answers anyone)."""
+    from starlette.middleware import Middleware
+
     return dict(theme=gr.themes.Soft(primary_hue="blue"), css_paths=[ASSETS / "style.css"], i18n=I18N,
-                head=language.HEAD)
+                head=language.HEAD, state_session_capacity=serving.SESSION_CAPACITY, enable_monitoring=False,
+                app_kwargs={"middleware": [Middleware(serving.Guard)]})
 
 
 def launch(demo: gr.Blocks | None = None, **kwargs) -> None:

@@ -176,6 +176,20 @@ def shown_inline(fn, n_outputs: int):
     return handler
 
 
+def _stateless(fn, outputs: list):
+    """`fn` for the API: what it puts in a gr.State is for the page's own redraws, which an API caller never runs,
+    so nothing is kept there (kept, every anonymous call's results would stay in its session for an hour)."""
+    states = [isinstance(output, gr.State) for output in outputs]
+    if not any(states) or not inspect.isfunction(fn) or inspect.isgeneratorfunction(fn):
+        return fn
+
+    @functools.wraps(fn)
+    def api(*args, **kwargs):
+        return tuple(None if state else value for value, state in zip(_tuple(fn(*args, **kwargs)), states))
+
+    return api
+
+
 def _tuple(values) -> tuple:
     return values if isinstance(values, tuple) else (values,)
 
@@ -289,7 +303,7 @@ class Task:
         self.events: list = []
         if api_name:  # first, so that no private event of the page takes the name
             endpoint = gr.Button(visible=False)
-            endpoint.click(fn, list(inputs.values()), outputs, api_name=api_name, **self.options)
+            endpoint.click(_stateless(fn, outputs), list(inputs.values()), outputs, api_name=api_name, **self.options)
 
     @property
     def targets(self) -> list:

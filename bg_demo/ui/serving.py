@@ -1,0 +1,253 @@
+"""What keeps one client from taking the server from a class: sessions that cost what they hold and expire, a fair
+turn in every queue, limits per session and per address, cancels only by their owner, and no uploads.
+
+Gradio (6.31) has a global queue size and per-event concurrency, but nothing per client: its queues are first
+come, first served, so one script's 150 requests put every student behind them, and anyone who knows an event's id
+can cancel it. The pieces here sit at the two places Gradio leaves open: an ASGI middleware in front of its routes
+(`launch(app_kwargs={"middleware": ...})`) and the order of each concurrency group's waiting list.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime
+import json
+import logging
+import threading
+import time
+
+import gradio.state_holder
+from gradio.state_holder import SessionState
+
+from bg_demo import text
+
+log = logging.getLogger(__name__)
+
+QUEUE_SIZE = 512  # events waiting in all queues; past it every client gets "queue full" (the per-client limits come first)
+EVENTS_PER_SESSION = 8  # events one browser session (or API client) may have waiting or running at once
+EVENTS_PER_ADDRESS = 128  # the same for one address: a whole class behind a school's router shares one
+SESSION_CAPACITY = 2_000  # sessions kept at once (least recently used dropped first); each costs what it stores
+SESSION_IDLE_SECONDS = 3600  # a session unused this long is dropped with everything it stored
+_SWEEP_SECONDS = 60.0  # how often idle sessions are looked for (when a new session starts)
+
+
+# --- sessions --------------------------------------------------------------------------------------------------
+
+
+class LeanSession(SessionState):
+    """A Gradio session that costs only what it stores. Gradio's own keeps, for its deep links (which this app does
+    not use: its links carry the inputs, `ui/links.py`), a rendered config of every component and a copy of every
+    output value: ~1 MB per session here, made on any API call, kept until 10,000 sessions. This one shares the
+    app's component table until a handler changes a component for this session (then copies it, as Gradio does),
+    and keeps no deep-link copies."""
+
+    def __init__(self, blocks):  # noqa: D107 - Gradio's attributes, without the eager copies
+        self._shared = blocks.default_config
+        self._own = None
+        self.config_values = {}
+        self.state_data = {}
+        self._state_ttl = {}
+        self.is_closed = False
+        self.STATE_TTL_WHEN_CLOSED = SESSION_IDLE_SECONDS
+        _sweep(getattr(blocks, "state_holder", None))
+
+    @property
+    def blocks_config(self):
+        return self._own if self._own is not None else self._shared
+
+    @blocks_config.setter
+    def blocks_config(self, value) -> None:
+        self._own = value
+
+    def __setitem__(self, key: int, value) -> None:
+        from gradio.components import State
+
+        block = self.blocks_config.blocks.get(key)
+        if isinstance(block, State):
+            self._state_ttl[key] = (block.time_to_live, datetime.datetime.now())
+            self.state_data[key] = value
+            return
+        if self._own is None:  # this session's first changed component: its own table from now on
+            self._own = copy.copy(self._shared)
+        self._own.blocks[key] = value
+
+    def _update_config(self, key: int) -> None:  # deep links only
+        pass
+
+    def _update_value_in_config(self, key: int, value) -> None:  # deep links only
+        pass
+
+
+_last_sweep = [0.0]
+_sweep_guard = threading.Lock()
+
+
+def _sweep(holder) -> None:
+    """Drop the sessions nobody has used for SESSION_IDLE_SECONDS (Gradio itself drops sessions only past its
+    capacity, and the values of its States past their time to live, never the session)."""
+    if holder is None or not _sweep_guard.acquire(blocking=False):
+        return
+    try:
+        now = time.monotonic()
+        if now - _last_sweep[0] < _SWEEP_SECONDS:
+            return
+        _last_sweep[0] = now
+        oldest = datetime.datetime.now() - datetime.timedelta(seconds=SESSION_IDLE_SECONDS)
+        with holder.lock:
+            idle = [session for session, used in list(holder.time_last_used.items()) if used < oldest]
+            for session in idle:
+                holder.session_data.pop(session, None)
+                holder.time_last_used.pop(session, None)
+        if idle:
+            log.info("dropped %d idle sessions", len(idle))
+    finally:
+        _sweep_guard.release()
+
+
+def use_lean_sessions() -> None:
+    """Every Gradio session of this process is a LeanSession (Gradio makes them through this module's name)."""
+    gradio.state_holder.SessionState = LeanSession
+
+
+# --- a fair turn in each queue ----------------------------------------------------------------------------------
+
+
+def client_address(request) -> str:
+    """The address a request came from: the last X-Forwarded-For entry when a proxy put one (Spaces, a load
+    balancer: the address that proxy saw), else the socket's peer."""
+    headers = getattr(request, "headers", None) or {}
+    forwarded = headers.get("x-forwarded-for", "")
+    if forwarded:
+        return forwarded.split(",")[-1].strip()
+    client = getattr(request, "client", None)
+    return getattr(client, "host", "") or ""
+
+
+class FairList(list):
+    """A concurrency group's waiting events, in turns: a new event goes after every event of the same round, where
+    an event's round is how many events of its session wait before it. One session's 100 requests then wait behind
+    everyone else's first, instead of everyone waiting behind them. Gradio starts events from the front."""
+
+    def append(self, event) -> None:  # noqa: D102
+        mine = sum(1 for waiting in self if waiting.session_hash == event.session_hash)
+        rounds: dict[str, int] = {}
+        for index, waiting in enumerate(self):
+            rounds[waiting.session_hash] = rounds.get(waiting.session_hash, -1) + 1
+            if rounds[waiting.session_hash] > mine:
+                self.insert(index, event)
+                return
+        super().append(event)
+
+
+def make_fair(queue) -> None:
+    """Give every concurrency group of a Gradio Queue (made or to be made) a FairList."""
+    make = queue.create_event_queue_for_fn
+
+    def create(fn):
+        make(fn)
+        waiting = queue.event_queue_per_concurrency_id[fn.concurrency_id]
+        if not isinstance(waiting.queue, FairList):
+            waiting.queue = FairList(waiting.queue)
+
+    queue.create_event_queue_for_fn = create
+    for waiting in queue.event_queue_per_concurrency_id.values():
+        waiting.queue = FairList(waiting.queue)
+
+
+# --- the routes ---------------------------------------------------------------------------------------------------
+
+_JOIN = ("/gradio_api/queue/join", "/gradio_api/call/")
+_CANCEL = "/gradio_api/cancel"
+_UPLOAD = "/gradio_api/upload"
+
+
+class Guard:
+    """ASGI middleware in front of Gradio's routes: refuses uploads (the app has no file input), holds each session
+    and address to its share of the queue, and lets an event be cancelled only by its own session."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            return await self.app(scope, receive, send)
+        self.blocks = scope["app"].get_blocks()  # the Gradio app FastAPI puts in the scope
+        path = scope["path"]
+        if path == _UPLOAD:
+            return await _refuse(scope, send, 403, "error.no_uploads")
+        if not (path == _CANCEL or path.startswith(_JOIN)):
+            return await self.app(scope, receive, send)
+        body = await _read_body(receive)
+        try:
+            payload = json.loads(body or b"{}")
+        except ValueError:
+            payload = {}
+        payload = payload if isinstance(payload, dict) else {}
+        if path == _CANCEL and not self._owns(payload):
+            return await _refuse(scope, send, 403, "error.not_your_event")
+        if path != _CANCEL and (refusal := self._over_share(scope, payload)):
+            return await _refuse(scope, send, 429, refusal, limit=_LIMITS[refusal])
+        return await self.app(scope, _replay(body), send)
+
+    def _events(self) -> list:
+        queue = getattr(self.blocks, "_queue", None)
+        return list(getattr(queue, "event_ids_to_events", {}).values())
+
+    def _owns(self, payload: dict) -> bool:
+        """Whether the cancel names an event of the session it comes from (or no event this server knows of)."""
+        queue = getattr(self.blocks, "_queue", None)
+        event = getattr(queue, "event_ids_to_events", {}).get(payload.get("event_id"))
+        if event is not None:
+            return event.session_hash == payload.get("session_hash")
+        iterators = getattr(getattr(self.blocks, "app", None), "iterators", {})
+        return payload.get("event_id") not in iterators  # a running stream Gradio no longer lists: refuse
+
+    def _over_share(self, scope, payload: dict) -> str | None:
+        session, address = payload.get("session_hash"), _scope_address(scope)
+        events = self._events()
+        if session and sum(1 for event in events if event.session_hash == session) >= EVENTS_PER_SESSION:
+            return "error.busy_session"
+        if address and sum(1 for event in events if client_address(event.request) == address) >= EVENTS_PER_ADDRESS:
+            return "error.busy_address"
+        return None
+
+
+_LIMITS = {"error.busy_session": EVENTS_PER_SESSION, "error.busy_address": EVENTS_PER_ADDRESS}
+
+
+def _scope_address(scope) -> str:
+    headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in scope.get("headers", ())}
+    client = scope.get("client") or ("",)
+    forwarded = headers.get("x-forwarded-for", "")
+    return forwarded.split(",")[-1].strip() if forwarded else client[0]
+
+
+async def _read_body(receive) -> bytes:
+    chunks, more = [], True
+    while more:
+        message = await receive()
+        chunks.append(message.get("body", b""))
+        more = message.get("more_body", False)
+    return b"".join(chunks)
+
+
+def _replay(body: bytes):
+    sent = [False]
+
+    async def receive():
+        if not sent[0]:
+            sent[0] = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return {"type": "http.disconnect"}
+
+    return receive
+
+
+async def _refuse(scope, send, status: int, key: str, **values) -> None:
+    """A JSON error in Gradio's own shape (`{"detail": ...}`), worded in the language the client asks for."""
+    headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in scope.get("headers", ())}
+    message = text.t(key, text.language(headers.get("accept-language")), **values)
+    body = json.dumps({"detail": message}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
