@@ -148,6 +148,19 @@ class Settings:
 ALLOWED_IDS = frozenset(model for models in ALLOWED_MODELS.values() for model in models)
 
 
+def is_local(source: str) -> bool:
+    """Whether a role's model source is a folder on the server (BG_DEMO_<ROLE>, BG_DEMO_MODEL_DIR) rather than a Hub id."""
+    if source in ALLOWED_IDS:
+        return False
+    return Path(source).is_absolute() or source.startswith((".", "~")) or Path(source).is_dir()
+
+
+def public_name(source: str) -> str:
+    """What a model is called in anything a client receives: a Hub id as it is, a local folder by its own name,
+    never its path (which would show how the server's disk is laid out)."""
+    return (Path(source).name or source) if is_local(source) else source
+
+
 def hub_folder(model_dir, model_id: str) -> Path:
     """The local copy of Hub model `org/name`: DIR/hub/org--name (written by `python -m bg_demo download DIR --all`)."""
     return Path(model_dir) / "hub" / model_id.replace("/", "--")

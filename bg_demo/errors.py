@@ -7,6 +7,15 @@ from bg_demo.config import DEFAULT_MODELS
 from bg_demo.text import Text, tables
 
 
+def shown(value, width: int = 40) -> str:
+    """A value as a message quotes it back: its repr, cut short (a 400-digit number, a page of text)."""
+    try:
+        quoted = repr(value)
+    except ValueError:  # an int past Python's 4,300-digit limit for turning it into text
+        return f"<a number of {value.bit_length():,} bits>"
+    return quoted if len(quoted) <= width else quoted[: width - 1] + "…"
+
+
 class BgDemoError(Exception):
     """Base class: every message here is meant to be shown to the user as it is."""
 

@@ -6,6 +6,7 @@ import gc
 import itertools
 import logging
 import os
+import re
 import socket
 import threading
 import time
@@ -112,7 +113,7 @@ def device_turn(device: str) -> DeviceTurn:
 @dataclass(eq=False)
 class LoadedModel:
     role: str
-    model_id: str  # the Hub id, or the local folder a role was configured with
+    model_id: str  # the Hub id, or the name of the local folder a role was configured with (`location` has its path)
     tokenizer: Any
     model: Any  # a transformers PreTrainedModel in eval mode on `device`
     device: str
@@ -197,9 +198,14 @@ def _from_pretrained(loader, source: str, **kwargs):
         return loader.from_pretrained(source, **kwargs)
 
 
+# an absolute path on the server ("/srv/models/encoder"), but not a URL's path: its last part is what a student sees
+_SERVER_PATH = re.compile(r"(?<![\w:/.~-])/(?:[^\s'\"`/]+/)*([^\s'\"`/]+)/?")
+
+
 def _reason(exc: BaseException) -> str:
+    """The first line of a load failure for the student: a server path in it cut to its last part (the log has it all)."""
     text = str(exc).strip().splitlines()
-    first = text[0] if text else type(exc).__name__
+    first = _SERVER_PATH.sub(r"\1", text[0]) if text else type(exc).__name__
     return first if len(first) <= 240 else first[:237] + "..."
 
 
@@ -278,15 +284,16 @@ def load_model(role: str, model_id: str) -> LoadedModel:
             model.to(settings.device).eval()
     except Exception as exc:  # noqa: BLE001 - every failure must reach the user as one actionable message
         log.error("the %s model %s could not be loaded from %s", role, model_id, location, exc_info=exc)
-        raise ModelUnavailableError(role, model_id, _reason(exc)) from exc
+        raise ModelUnavailableError(role, config.public_name(model_id), _reason(exc)) from exc
     missing = missing_heads(role, model, info["missing_keys"])
     if missing:
         log.warning("%s has no trained weights for its %s head(s); the tasks that read them refuse it",
                     model_id, ", ".join(sorted(missing)))
     seconds = time.perf_counter() - started
     log.info("loaded the %s model %s in %.1f s", role, model_id, seconds)
-    return LoadedModel(role, model_id, tokenizer, model, settings.device, seconds, missing_heads=missing,
-                       nbytes=model_bytes(model), location=location)
+    # named as clients will see it (a local folder by its name); `location` keeps where it came from
+    return LoadedModel(role, config.public_name(model_id), tokenizer, model, settings.device, seconds,
+                       missing_heads=missing, nbytes=model_bytes(model), location=location)
 
 
 @dataclass(frozen=True)
@@ -387,9 +394,9 @@ class ModelStore:
     def snapshot(self) -> StoreSnapshot:
         """The loaded models (least recently used first), their sizes and the budget, for the UI."""
         with self._guard:
-            models = tuple(
-                LoadedInfo(role, model_id, getattr(loaded, "nbytes", 0), tuple(sorted(loaded.missing_heads)))
-                for (role, model_id), loaded in self._loaded.items()
+            models = tuple(  # each named as it names itself: a local folder by its name, not its path
+                LoadedInfo(role, loaded.model_id, getattr(loaded, "nbytes", 0), tuple(sorted(loaded.missing_heads)))
+                for (role, _), loaded in self._loaded.items()
             )
         return StoreSnapshot(self.budget, sum(info.nbytes for info in models), models)
 

@@ -98,9 +98,9 @@ def test_next_sentence(client):
     [
         (("", 5), "/fill_mask", "empty"),
         (("No mask here.", 5), "/fill_mask", "[MASK]"),
-        (("The [MASK] sat.", 500), "/fill_mask", "maximum value 20"),  # gradio's slider checks it first
+        (("The [MASK] sat.", 500), "/fill_mask", "a whole number between 1 and 20; got 500"),  # checked first
         (("   ",), "/classify", "empty"),
-        (("Paris", "loudest"), "/ner", "not in the list of choices"),  # gradio's radio checks it first
+        (("Paris", "loudest"), "/ner", "must be one of: \"none\", \"simple\""),  # checked first
         (("", "Some context."), "/qa", "question is empty"),
         (("A.", ""), "/next_sentence", "empty"),
     ],

@@ -46,7 +46,7 @@ def test_tokens_keep_every_tag_and_labels_are_conll():
     assert all(tag.label in CONLL_LABELS for tag in result.tags)
     from transformers import AutoTokenizer
 
-    tokenizer = AutoTokenizer.from_pretrained(models.get("ner").model_id)
+    tokenizer = AutoTokenizer.from_pretrained(models.get("ner").location)
     assert [tag.token for tag in result.tags] == tokenizer.tokenize(TEXTS[0])  # every token, in order
     assert {e.label for e in result.entities} <= set(CONLL_LABELS) - {"O"}
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 
 from bg_demo.config import LIMITS
-from bg_demo.errors import InputError, MissingHeadError
+from bg_demo.errors import InputError, MissingHeadError, shown
 from bg_demo.text import Text, tables
 
 
@@ -44,30 +45,58 @@ def require_text(text, what: str = "text", max_chars: int = LIMITS.max_chars, *,
         raise InputError("error.empty", what=field(what))
     if len(text) > max_chars:
         raise InputError("error.too_long", what=field(what), n=len(text), limit=max_chars)
+    if not text.isascii() and not encodable(text):
+        raise InputError("error.not_unicode", what=field(what))
     return text.strip() if strip else text
 
 
-def require_float(value, what: str, low: float, high: float) -> float:
-    """A number in [low, high], else an InputError."""
+def optional_text(text, what: str, max_chars: int = LIMITS.max_chars) -> str:
+    """As `require_text`, but a text left out (None or blank) is ""."""
+    if text is None or (isinstance(text, str) and not text.strip()):
+        return ""
+    return require_text(text, what, max_chars)
+
+
+def encodable(text: str) -> bool:
+    """False for text holding a lone surrogate ("\\ud800", which JSON can carry): no tokenizer can read it."""
     try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise InputError("error.not_number", what=field(what), low=low, high=high, got=repr(value)) from None
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _number(value) -> float | int | None:
+    """An int as it is (any size), anything else as a finite float, or None (not a number, NaN, infinite, a bool)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    try:
+        number = float(value)  # numeric strings pass, as they always have
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def require_float(value, what: str, low: float, high: float) -> float:
+    """A finite number in [low, high], else an InputError."""
+    number = _number(value)
+    if number is None:
+        raise InputError("error.not_number", what=field(what), low=low, high=high, got=shown(value))
     if not low <= number <= high:
-        raise InputError("error.out_of_range", what=field(what), low=low, high=high, got=f"{number:g}")
-    return number
+        got = f"{number:g}" if isinstance(number, float) else shown(number)
+        raise InputError("error.out_of_range", what=field(what), low=low, high=high, got=got)
+    return float(number)
 
 
 def require_int(value, what: str, low: int, high: int) -> int:
     """A whole number in [low, high] (ints, integral floats and numeric strings pass), else an InputError."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        number = float("nan")
-    if not number.is_integer():
-        raise InputError("error.not_whole", what=field(what), low=low, high=high, got=repr(value))
-    if not low <= number <= high:
-        raise InputError("error.out_of_range", what=field(what), low=low, high=high, got=int(number))
+    number = _number(value)
+    if number is None or (isinstance(number, float) and not number.is_integer()):
+        raise InputError("error.not_whole", what=field(what), low=low, high=high, got=shown(value))
+    if not low <= number <= high:  # compared as they are: a 400-digit int never becomes a float
+        raise InputError("error.out_of_range", what=field(what), low=low, high=high, got=shown(int(number)))
     return int(number)
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bg_demo import models
-from bg_demo.backend._common import Result, require_float, require_head, require_int, require_text
+from bg_demo.backend._common import Result, optional_text, require_float, require_head, require_int
 from bg_demo.backend.generate import prompt_ids, seed_or_draw
 from bg_demo.config import LIMITS
 from bg_demo.errors import InputError
@@ -87,9 +87,7 @@ def next_token(
     top_p = require_float(top_p, "Top-p", 0.01, 1.0)
     n = require_int(n, "Candidates shown", 1, MAX_CANDIDATES)
     seed = seed_or_draw(seed)
-    text = text.strip() if isinstance(text, str) and text.strip() else ""
-    if text:
-        text = require_text(text, "text", LIMITS.max_prompt_chars)  # a GPT-2 prompt, as in generation
+    text = optional_text(text, "text", LIMITS.max_prompt_chars)  # a GPT-2 prompt, as in generation; may be empty
     loaded = models.get("decoder", model_id)
     require_head(loaded, "lm")
     with loaded.use() as (tokenizer, model):

@@ -20,6 +20,7 @@ from bg_demo.backend._common import (
     Result,
     check_length,
     max_tokens,
+    optional_text,
     require_head,
     require_int,
     require_text,
@@ -132,7 +133,7 @@ def input_representation(first: str, second: str = "", *, model_id: str | None =
     import torch
 
     first = require_text(first, "first sentence")
-    second = second.strip() if isinstance(second, str) else ""
+    second = optional_text(second, "second sentence")  # bounded like the first; left out, a single sentence
     loaded = models.get("encoder", model_id)
     with loaded.use() as (tokenizer, model):
         encoding = tokenizer(first, second or None, return_tensors="pt")

@@ -616,4 +616,24 @@ EN = {
     "note.explain.entity": "p(tags of '{text}' as {label})",
     "note.explain.no_answer": "p(no answer)",
     "note.explain.answer": "p(answer '{answer}')",
+    # bad input (issue 16)
+    "input.this": "This input",
+    "input.not_text": "“{what}” must be text; got {got}.",
+    "input.not_unicode": (
+        "“{what}” holds a character that is not valid text (a lone surrogate such as \\ud800): remove it, or send "
+        "the text as UTF-8."
+    ),
+    "input.number.between": "“{what}” must be a number between {low} and {high}; got {got}.",
+    "input.whole.between": "“{what}” must be a whole number between {low} and {high}; got {got}.",
+    "input.number.at_least": "“{what}” must be a number of at least {low}; got {got}.",
+    "input.whole.at_least": "“{what}” must be a whole number of at least {low}; got {got}.",
+    "input.number": "“{what}” must be a number; got {got}.",
+    "input.whole": "“{what}” must be a whole number; got {got}.",
+    "input.not_choice": "“{what}” must be one of: {choices}; got {got}.",
+    "input.no_choices": "“{what}” has nothing to pick from yet: leave it out (null); got {got}.",
+    "error.not_unicode": (
+        "The {what} holds a character that is not valid text (a lone surrogate such as \\ud800): remove it, or send "
+        "the text as UTF-8."
+    ),
+    "error.export_failed": "The files could not be written on the server ({reason}). Try the export again in a moment.",
 }

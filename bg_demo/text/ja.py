@@ -672,4 +672,24 @@ JA: dict[str, str] = {
     "note.explain.entity": "p('{text}' のタグが {label})",
     "note.explain.no_answer": "p(答えなし)",
     "note.explain.answer": "p(答えが '{answer}')",
+    # bad input (issue 16)
+    "input.this": "この入力",
+    "input.not_text": "「{what}」にはテキストを送ってください。入力値：{got}。",
+    "input.not_unicode": (
+        "「{what}」に正しいテキストではない文字（\\ud800 のような対になっていないサロゲート）があります。"
+        "その文字を消すか、テキストを UTF-8 で送ってください。"
+    ),
+    "input.number.between": "「{what}」は {low} から {high} までの数値でなければなりません。入力値：{got}。",
+    "input.whole.between": "「{what}」は {low} から {high} までの整数でなければなりません。入力値：{got}。",
+    "input.number.at_least": "「{what}」は {low} 以上の数値でなければなりません。入力値：{got}。",
+    "input.whole.at_least": "「{what}」は {low} 以上の整数でなければなりません。入力値：{got}。",
+    "input.number": "「{what}」は数値でなければなりません。入力値：{got}。",
+    "input.whole": "「{what}」は整数でなければなりません。入力値：{got}。",
+    "input.not_choice": "「{what}」は次のいずれかでなければなりません：{choices}。入力値：{got}。",
+    "input.no_choices": "「{what}」にはまだ選べる項目がありません。値を空（null）にしてください。入力値：{got}。",
+    "error.not_unicode": (
+        "{what}に正しいテキストではない文字（\\ud800 のような対になっていないサロゲート）があります。"
+        "その文字を消すか、テキストを UTF-8 で送ってください。"
+    ),
+    "error.export_failed": "サーバーにファイルを書き込めませんでした（{reason}）。しばらくしてからもう一度エクスポートしてください。",
 }

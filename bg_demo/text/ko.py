@@ -641,4 +641,24 @@ KO: dict[str, str] = {
     "note.explain.entity": "p('{text}'의 태그 = {label})",
     "note.explain.no_answer": "p(답 없음)",
     "note.explain.answer": "p(답 '{answer}')",
+    # bad input (issue 16)
+    "input.this": "이 입력",
+    "input.not_text": "‘{what}’에는 텍스트를 보내야 해요. 입력값: {got}.",
+    "input.not_unicode": (
+        "‘{what}’에 올바른 텍스트가 아닌 문자(\\ud800 같은 짝 없는 서로게이트)가 있어요. 그 문자를 지우거나 "
+        "텍스트를 UTF-8로 보내세요."
+    ),
+    "input.number.between": "‘{what}’은(는) {low}에서 {high} 사이의 숫자여야 해요. 입력값: {got}.",
+    "input.whole.between": "‘{what}’은(는) {low}에서 {high} 사이의 정수여야 해요. 입력값: {got}.",
+    "input.number.at_least": "‘{what}’은(는) {low} 이상의 숫자여야 해요. 입력값: {got}.",
+    "input.whole.at_least": "‘{what}’은(는) {low} 이상의 정수여야 해요. 입력값: {got}.",
+    "input.number": "‘{what}’은(는) 숫자여야 해요. 입력값: {got}.",
+    "input.whole": "‘{what}’은(는) 정수여야 해요. 입력값: {got}.",
+    "input.not_choice": "‘{what}’은(는) 다음 중 하나여야 해요: {choices}. 입력값: {got}.",
+    "input.no_choices": "‘{what}’에는 아직 고를 항목이 없어요. 값을 비워 두세요(null). 입력값: {got}.",
+    "error.not_unicode": (
+        "{what}에 올바른 텍스트가 아닌 문자(\\ud800 같은 짝 없는 서로게이트)가 있어요. 그 문자를 지우거나 "
+        "텍스트를 UTF-8로 보내세요."
+    ),
+    "error.export_failed": "서버에 파일을 쓰지 못했어요({reason}). 잠시 후 다시 내보내 보세요.",
 }

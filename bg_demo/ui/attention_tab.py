@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import logging
 
 import gradio as gr
 
@@ -15,6 +16,7 @@ from bg_demo.ui.links import Page
 from bg_demo.ui.strings import every_language, t
 
 ROLES = ("encoder", "decoder")
+log = logging.getLogger(__name__)
 
 
 def notice(result) -> str:
@@ -26,9 +28,10 @@ def notice(result) -> str:
 
 
 def show(text: str, role: str, model: str | None = None, progress=gr.Progress()):
-    # a model of the other role (left in the picker by an example that switched the role) means the default
-    offered = {value for _, value in common.model_choices(role)} - {""}  # "": the role's default
-    model = model if model in offered else None
+    # a model of the other role (left in the picker by an example that switched the role) means the default; any
+    # other id goes to the backend, which refuses one it does not offer for the role, naming those it does
+    leftover = {value for other in ROLES if other != role for _, value in common.model_choices(other)}
+    model = None if not model or model in leftover else model
     result = common.run(role, backend.attention, text, role, model_id=model, progress=progress)
     marks = [t("attention.special") if special else None for special in result.special]
     return result.compact(), notice(result), common.token_view(result.tokens, marks), result.summary()
@@ -53,7 +56,12 @@ def export(result, view: str, layer: int, head: int, hide: bool, stat: str):
     if result is None:
         raise gr.Error(t("attention.run_first"), print_exception=False)
     data = common.run(result.role, attention_view, result, view, layer, head, hide, stat)
-    return write_files(data, f"attention-{result.role}-{view}-layer{data.layer}")
+    try:
+        return write_files(data, f"attention-{result.role}-{view}-layer{data.layer}")
+    except OSError as exc:  # a full disk, an unwritable temporary folder: said beside the button, without its path
+        log.warning("the attention export could not be written: %s", exc)
+        reason = exc.strerror or type(exc).__name__
+        raise gr.Error(t("error.export_failed", reason=reason), print_exception=False) from None
 
 
 def write_files(data, stem: str) -> list[str]:

@@ -11,13 +11,12 @@ import re
 import threading
 import time
 from contextlib import contextmanager
-from pathlib import Path
 
 import gradio as gr
 
 from bg_demo import backend, config, text
 from bg_demo.errors import BgDemoError
-from bg_demo.ui import strings
+from bg_demo.ui import payloads, strings
 from bg_demo.ui.links import Page, Run, share_row
 from bg_demo.ui.strings import t
 
@@ -108,7 +107,8 @@ async def stream(role: str, submit, session: str, progress: gr.Progress | None =
 def _loading_notice(role: str, progress: gr.Progress | None, model_id: str | None = None) -> None:
     if progress is not None and role in config.ROLES and not backend.model_is_loaded(role, model_id):
         # no fraction: a load has no meaningful percentage, and "0.0%" would sit there until it ends
-        progress(None, desc=t("app.loading", role=role, model=model_id or backend.model_source(role)))
+        model = config.public_name(model_id or backend.model_source(role))  # a local folder by its name only
+        progress(None, desc=t("app.loading", role=role, model=model))
 
 
 @contextmanager
@@ -202,10 +202,10 @@ def seed_box(**kwargs) -> gr.Textbox:
 
 def model_label(model_id: str) -> str:
     """How a model is named in a picker, the same in every language: its Hub name, size and language (🌐: many);
-    a local folder by its path."""
+    a local folder by its name (never its path, which is the server's business)."""
     info = config.MODEL_INFO.get(model_id)
     if info is None:  # a local folder (BG_DEMO_MODEL_DIR, BG_DEMO_<ROLE>): its name, marked as a folder
-        return f"📁 {Path(model_id).name}" if Path(model_id).is_absolute() else model_id
+        return f"📁 {config.public_name(model_id)}" if config.is_local(model_id) else model_id
     language = "🌐" if info.language == "multilingual" else text.NAMES.get(info.language, info.language)
     return f"{model_id.split('/')[-1]} · {info.parameters / 1e6:.0f}M · {language}"
 
@@ -290,8 +290,9 @@ class Task:
     outputs, the outputs (the raw JSON last, folded), the browser's triggers (buttons, Enter), a named API
     endpoint, a share row and the Page a link opens and runs.
 
-    The API endpoint sits on a hidden button and calls `fn` itself, so API errors stay errors, while the
-    browser's events call `fn` through `shown_inline`, which keeps the message on the page."""
+    The API endpoint sits on a hidden button and calls `fn` itself, so API errors stay errors, with its values
+    checked by `payloads.checked` (an API call may send anything); the browser's events call `fn` through
+    `shown_inline`, which keeps the message on the page."""
 
     def __init__(self, fn, inputs: dict, outputs: list, *, page_id: str, api_name: str | None = None,
                  concurrency_id: str | None = None, concurrency_limit: int | str | None = "default"):
@@ -303,7 +304,9 @@ class Task:
         self.events: list = []
         if api_name:  # first, so that no private event of the page takes the name
             endpoint = gr.Button(visible=False)
-            endpoint.click(_stateless(fn, outputs), list(inputs.values()), outputs, api_name=api_name, **self.options)
+            # raw values, prepared inside the request: what the inputs cannot use is refused in the caller's words
+            api = payloads.checked(_stateless(fn, outputs), list(inputs.values()))
+            endpoint.click(api, list(inputs.values()), outputs, api_name=api_name, preprocess=False, **self.options)
 
     @property
     def targets(self) -> list:

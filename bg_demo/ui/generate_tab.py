@@ -59,24 +59,35 @@ async def generate(prompt, strategy, max_new_tokens, temperature, top_k, top_p, 
 
 def explain(prompt: str, result: dict | None, sequence=1, layer=None, head=None, model=None):
     """Why the last token of a sequence on screen (counted from 1): its probability at temperature 1, as coloured."""
-    generated = (result or {}).get("generated") or [[]]
+    generated = _read(result, "generated", list) or [[]]
     chosen = _sequence(sequence, len(generated))
-    return backend.explain_generation(prompt, [token["token_id"] for token in generated[chosen]], layer, head,
+    return backend.explain_generation(prompt, [token.get("token_id") for token in generated[chosen]], layer, head,
                                       model_id=model or None)
 
 
 def written(prompt: str, result: dict | None, sequence=1) -> str | None:
     """The text on screen (the prompt and that sequence, read from its token labels: whole characters, where the
     result's `texts` would end a cut one with U+FFFD), for the Attention tab's link."""
-    generated = (result or {}).get("generated") or [[]]
+    generated = _read(result, "generated", list) or [[]]
     tokens = generated[_sequence(sequence, len(generated))]
     return f"{prompt}{join_display([token['token'] for token in tokens])}" or None
+
+
+def _read(result, name: str, kind: type) -> list:
+    """result[name], a list of `kind` (token lists hold dicts), from a generation's raw result; [] when the value
+    is anything else (an API call may send any JSON): the explanation then asks for a generation first."""
+    found = result.get(name) if isinstance(result, dict) else None
+    if not isinstance(found, list) or not all(isinstance(item, kind) for item in found):
+        return []
+    if kind is list and not all(isinstance(token, dict) for item in found for token in item):
+        return []
+    return found
 
 
 def _sequence(number, available: int) -> int:
     try:
         index = int(number) - 1
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an infinite float
         index = -1
     if not 0 <= index < available:
         raise InputError(t("why.sequence_range", n=available))  # shown beside the outputs like a backend's

@@ -1,0 +1,342 @@
+"""Bad input through the public API: every named endpoint, every parameter, a battery of values the app cannot use.
+Each probe must come back as a result or as a message in the app's own words (one of its texts, filled in), never
+the generic "something went wrong", an empty error or Gradio's own English; the counts are printed."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import string
+import threading
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import pytest
+
+from bg_demo import text
+from bg_demo.config import LIMITS
+from bg_demo.ui import build_demo
+
+# a valid value for each text parameter without a default, so that each probe changes one input only
+TEXTS = {
+    "/fill_mask": ["The cat sat on the [MASK]."],
+    "/explain_fill_mask": ["The cat sat on the [MASK]."],
+    "/ner": ["Apple Inc. was founded by Steve Jobs in Cupertino."],
+    "/explain_entity": ["Apple Inc. was founded by Steve Jobs in Cupertino."],
+    "/qa": ["Who introduced it?", "The Transformer was introduced in 2017 by Ashish Vaswani at Google."],
+    "/explain_answer": ["Who introduced it?", "The Transformer was introduced in 2017 by Ashish Vaswani at Google."],
+    "/next_sentence": ["The man went to the store.", "He bought milk."],
+    "/explain_next_sentence": ["The man went to the store.", "He bought milk."],
+    "/input_representation": ["My dog is cute.", "He likes playing."],
+}
+SENTENCE = "The cat sat on the mat."
+FAST = {("/generate", "max_new_tokens"): 3}  # a valid value that keeps the baseline quick
+# the most characters a text parameter takes where it is not LIMITS.max_chars (the rest of the names: LIMITS.max_chars)
+LONGER = {
+    ("/qa", "context"): LIMITS.max_context_chars,
+    ("/explain_answer", "param_1"): LIMITS.max_context_chars,
+    ("/generate", "prompt"): LIMITS.max_prompt_chars,
+    ("/explain_generation", "param_0"): LIMITS.max_prompt_chars,
+    ("/next_token", "text"): LIMITS.max_prompt_chars,
+    ("/explain_next_token", "param_0"): LIMITS.max_prompt_chars,
+    ("/causal_lm", "text"): LIMITS.max_prompt_chars,
+}
+
+
+def battery(kind: str, limit: int) -> list:
+    """Values a parameter of this kind cannot use (or, for a few, can: 5 is a fine seed, None a left-out choice)."""
+    if kind == "text":
+        # a lone surrogate (no browser sends one; JSON can), other types, empty, and one character over the limit:
+        # mostly spaces (which a silent strip would take) and words
+        return ["a \ud800 b", ["a"], 5, {"a": 1}, None, "", "a" + " " * limit, ("word " * limit)[: limit + 1]]
+    if kind == "number":
+        return ["abc", [1], {}, "1e400", 10**400, math.nan, math.inf, None, True, 0.5]
+    if kind == "model":
+        return ["someone/unknown-model", "/etc", "../x", 5, [1], None]
+    if kind == "choice":
+        return ["not-a-choice", 12345, ["a"], {}, None]
+    return ["abc", 5, [1], {}, None, {"generated": 5}, {"generated": [["x"]]}, {"generated": [[{"token_id": "x"}]]}]
+
+
+def kind_of(parameter: dict) -> str:
+    """text, number, model (a picker of Hub ids), choice (a fixed set) or json, from the API's description."""
+    component = parameter["component"]
+    if component == "Textbox":
+        return "text"
+    if component in ("Number", "Slider"):
+        return "number"
+    if component in ("Dropdown", "Radio"):
+        choices = parameter["type"].get("enum") or []
+        return "model" if any("/" in str(choice) for choice in choices) else "choice"
+    return "json"
+
+
+# --- the client: Gradio's plain HTTP API, so that any JSON can be sent (gradio_client's httpx encodes strictly
+# as UTF-8 and refuses NaN, which a raw request does not) ---------------------------------------------------------
+
+
+def call(url: str, api_name: str, data: list, lang: str | None = None) -> tuple[str, object]:
+    """("complete", outputs) or ("error", message) for one request to a named endpoint."""
+    # ensure_ascii: a lone surrogate travels as \\ud800; NaN as NaN. One session per thread, as a browser tab has:
+    # Gradio builds a new session's copy of the whole page's config (~0.2 s here)
+    body = json.dumps({"data": data, "session_hash": f"bad-inputs-{threading.get_ident()}"})
+    headers = {"Content-Type": "application/json", **({"Accept-Language": lang} if lang else {})}
+    with httpx.Client(base_url=f"{url.rstrip('/')}/gradio_api", timeout=120, headers=headers) as http:
+        posted = http.post(f"/call{api_name}", content=body)
+        if posted.status_code != 200:
+            return "error", f"HTTP {posted.status_code}"
+        event = None
+        with http.stream("GET", f"/call{api_name}/{posted.json()['event_id']}") as stream:
+            for line in stream.iter_lines():
+                if line.startswith("event:"):
+                    event = line.split(":", 1)[1].strip()
+                elif line.startswith("data:") and event in ("complete", "error"):
+                    found = json.loads(line.split(":", 1)[1])
+                    if event == "complete":
+                        return "complete", found
+                    return "error", found.get("error") if isinstance(found, dict) else found
+    return "error", None
+
+
+def _pattern(template: str) -> str:
+    parts = []
+    for literal, name, _, _ in string.Formatter().parse(template):
+        parts.append(re.escape(literal))
+        if name is not None:
+            parts.append(".*?")
+    return "".join(parts)
+
+
+def _literal(template: str) -> str:
+    return "".join(literal for literal, *_ in string.Formatter().parse(template))
+
+
+def worded(lang: str = "en") -> re.Pattern:
+    """Any of the app's texts in `lang`, filled in with anything (an error message is one whole text)."""
+    table = text.tables()[lang]
+    templates = sorted((template for key, template in table.items()
+                        if key != "app.unexpected" and len(_literal(template)) >= 10), key=len, reverse=True)
+    return re.compile("|".join(f"(?:{_pattern(template)})" for template in templates), re.DOTALL)
+
+
+def classify(outcome: tuple[str, object], words: re.Pattern) -> str:
+    event, message = outcome
+    if event == "complete":
+        return "answer"
+    if not message or not str(message).strip():
+        return "empty"
+    if any(str(message) == text.t("app.unexpected", lang) for lang in text.LANGS):
+        return "generic"
+    return "worded" if words.fullmatch(str(message)) else "foreign"
+
+
+@pytest.fixture(scope="module")
+def app(tiny_dir):
+    demo = build_demo()
+    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True)
+    yield demo, url
+    demo.close()
+
+
+def baseline(name: str, parameters: list[dict], generated=None) -> list:
+    """Valid arguments for an endpoint: its defaults, a sentence for each text, a generation's result for a result."""
+    texts = iter(TEXTS.get(name, []))
+    values = []
+    for parameter in parameters:
+        kind, key = kind_of(parameter), (name, parameter["parameter_name"])
+        if key in FAST:
+            values.append(FAST[key])
+        elif parameter["parameter_has_default"]:
+            values.append(parameter["parameter_default"])
+        elif kind == "text":
+            values.append(next(texts, SENTENCE))
+        elif kind == "json":  # the Why? panel of generation reads the result on screen
+            values.append(generated)
+        else:
+            values.append(None)
+    return values
+
+
+def probes(url: str, endpoints: dict) -> list[tuple[str, str, str, object, list]]:
+    """(endpoint, parameter, kind, bad value, arguments) for every parameter of every named endpoint."""
+    event, outputs = call(url, "/generate", baseline("/generate", endpoints["/generate"]["parameters"]))
+    assert event == "complete", outputs
+    found = []
+    for name, endpoint in endpoints.items():
+        parameters = endpoint["parameters"]
+        valid = baseline(name, parameters, generated=outputs[-1])
+        for i, parameter in enumerate(parameters):
+            kind, limit = kind_of(parameter), LONGER.get((name, parameter["parameter_name"]), LIMITS.max_chars)
+            for bad in battery(kind, limit):
+                found.append((name, parameter["parameter_name"], kind, bad, [*valid[:i], bad, *valid[i + 1:]]))
+    return found
+
+
+def _printable(part) -> str:
+    return str(part).encode("utf-8", "backslashreplace").decode()  # a message may quote a lone surrogate back
+
+
+def test_every_bad_input_gets_a_worded_message(app, tiny_dir):
+    demo, url = app
+    endpoints = demo.get_api_info()["named_endpoints"]  # what "Use via API" lists
+    assert {"/fill_mask", "/attention", "/generate", "/input_representation", "/explain_generation"} <= set(endpoints)
+    sent = probes(url, endpoints)
+    words = worded("en")
+    with ThreadPoolExecutor(4) as pool:  # a Gradio session per thread; the tiny models answer in milliseconds
+        outcomes = list(pool.map(lambda probe: call(url, probe[0], probe[4]), sent))
+    found = [classify(outcome, words) for outcome in outcomes]
+    counts = Counter(found)
+    print(f"\n{len(sent)} probes on {len(endpoints)} endpoints: {dict(sorted(counts.items()))}")
+    by_kind = Counter((probe[2], outcome) for probe, outcome in zip(sent, found))
+    print("   by parameter kind:", ", ".join(f"{kind}/{outcome} {n}" for (kind, outcome), n in sorted(by_kind.items())))
+    bad = [(name, parameter, repr(value)[:40], outcome[1] if outcome[0] == "error" else "")
+           for (name, parameter, _, value, _), outcome, kind in zip(sent, outcomes, found)
+           if kind in ("generic", "empty", "foreign")]
+    for line in bad[:40]:
+        print("  ", *map(_printable, line))
+    assert counts["generic"] == counts["empty"] == counts["foreign"] == 0, bad[:20]
+    assert counts["worded"] > counts["answer"]  # the battery is mostly refused, each time with a message
+    # the models load from local folders here: results and messages name them, never their server paths
+    answers = json.dumps(outcomes, ensure_ascii=False)
+    assert str(tiny_dir) not in answers and '"model_id": "encoder"' in answers
+
+
+@pytest.mark.parametrize("lang", ["ko", "ja"])
+def test_a_refusal_is_worded_in_the_language_asked_for(app, lang):
+    _, url = app
+    words = worded(lang)
+    cases = [
+        ("/fill_mask", ["The cat sat on the [MASK].", "abc", ""]),  # a number that is not one
+        ("/fill_mask", ["The cat sat on the [MASK].", 500, ""]),  # out of range
+        ("/ner", ["Apple was founded by Steve Jobs.", "loudest"]),  # not one of the choices
+        ("/attention", ["The cat sat.", "encoder", "someone/unknown-model"]),  # a model that is not offered
+        ("/classify", ["\ud800"]),  # a lone surrogate
+    ]
+    for name, data in cases:
+        event, message = call(url, name, data, lang=f"{lang}-XX,{lang};q=0.9")
+        assert event == "error" and words.fullmatch(message), (name, message)
+        assert not worded("en").fullmatch(message), (name, message)
+
+
+def test_attention_refuses_a_model_it_does_not_offer_like_every_other_page(app):
+    _, url = app
+    event, message = call(url, "/attention", ["The cat sat.", "encoder", "someone/unknown-model"])
+    assert event == "error" and "not offered for the encoder role" in message and "bert-base-uncased" in message
+    # a model of the other role, left in the picker by an example that switched the role, means the role's default
+    event, outputs = call(url, "/attention", ["The cat sat.", "encoder", "openai-community/gpt2"])
+    assert event == "complete" and outputs[-1]["role"] == "encoder" and outputs[-1]["model_id"] == "encoder"
+
+
+def test_a_folder_that_will_not_load_is_named_without_its_path(app, monkeypatch, tmp_path):
+    from bg_demo import config, models
+
+    _, url = app
+    monkeypatch.setenv("BG_DEMO_SENTIMENT", str(tmp_path / "missing-model"))
+    config.settings.cache_clear()
+    models.STORE.clear()
+    event, message = call(url, "/classify", ["I loved it."])
+    assert event == "error" and "'missing-model'" in message and "BG_DEMO_SENTIMENT" in message
+    assert str(tmp_path) not in message
+
+
+# --- the same rules, one function at a time -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [10**400, -(10**400), "1e400", "nan", "inf", math.nan, math.inf, True, "abc", [1],
+                                   {}, None, 2.5, "9" * 400])
+def test_require_int_refuses_anything_but_a_whole_number(value):
+    from bg_demo.backend._common import require_int
+    from bg_demo.errors import InputError
+
+    with pytest.raises(InputError) as caught:
+        require_int(value, "Seed", 0, 10)
+    assert str(caught.value).startswith("Seed must be") and len(str(caught.value)) < 120  # the value quoted, cut short
+
+
+def test_require_int_keeps_what_it_always_took():
+    from bg_demo.backend._common import require_int
+
+    assert require_int("7", "Seed", 0, 10) == 7 and require_int(7.0, "Seed", 0, 10) == 7
+    assert require_int(10**400, "Seed", 0, 10**401) == 10**400  # compared as an int, never through a float
+
+
+@pytest.mark.parametrize("value", [10**400, "1e400", "nan", "-inf", math.nan, math.inf, True, "abc", [1], None])
+def test_require_float_refuses_anything_but_a_finite_number_in_range(value):
+    from bg_demo.backend._common import require_float
+    from bg_demo.errors import InputError
+
+    with pytest.raises(InputError, match="^Temperature must be"):
+        require_float(value, "Temperature", 0.05, 5.0)
+
+
+def test_require_text_refuses_a_lone_surrogate_and_keeps_real_characters():
+    from bg_demo.backend._common import require_text
+    from bg_demo.errors import InputError
+
+    for bad in ("\ud800", "a \udfff b", "😀\udc00"):
+        with pytest.raises(InputError, match="lone surrogate"):
+            require_text(bad)
+    with pytest.raises(InputError, match="must be text"):
+        require_text(["a"])
+    assert require_text(" 😀 한국어 ") == "😀 한국어"  # characters beyond the BMP are text like any other
+
+
+def test_the_second_sentence_is_bounded_like_the_first():
+    from bg_demo.backend import input_representation
+    from bg_demo.errors import InputError
+
+    with pytest.raises(InputError, match="second sentence is 2,001 characters long; the limit is 2,000"):
+        input_representation("My dog is cute.", "a" + " " * LIMITS.max_chars)
+    with pytest.raises(InputError, match="second sentence must be text"):
+        input_representation("My dog is cute.", ["He likes playing."])
+    alone = input_representation("My dog is cute.", "   ")  # left out: one sentence, as before
+    assert alone.second == "" and {row.segment_id for row in alone.rows} == {0}
+
+
+def test_the_next_token_labs_text_is_bounded_before_it_is_stripped():
+    from bg_demo.backend import next_token
+    from bg_demo.errors import InputError
+
+    with pytest.raises(InputError, match="6,001 characters long"):
+        next_token("a" + " " * LIMITS.max_prompt_chars)
+
+
+def test_an_export_that_cannot_be_written_says_so_beside_the_output(tmp_path, monkeypatch):
+    from bg_demo import backend
+    from bg_demo.ui import attention_tab, common, downloads
+
+    result = backend.attention("The cat sat.", "encoder")
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("")
+    monkeypatch.setattr(downloads, "_root", blocked)  # where the exports go cannot hold a folder
+    files, box = common.shown_inline(attention_tab.export, 1)(result, "head", 0, 0, False, "entropy")
+    shown = box.value.replace("\\", "")  # Markdown's escapes
+    assert box.visible and "could not be written on the server (Not a directory)" in shown
+    assert str(tmp_path) not in shown
+
+
+def test_a_local_folder_is_named_by_its_name_everywhere(tiny_dir):
+    from bg_demo import config, models
+    from bg_demo.ui import common, compare_tab
+
+    assert config.public_name(str(tiny_dir / "encoder")) == "encoder" and config.public_name("./models/enc") == "enc"
+    assert config.public_name("google-bert/bert-base-uncased") == "google-bert/bert-base-uncased"
+    assert common.model_label(str(tiny_dir / "decoder")) == "📁 decoder"
+    assert models.get("encoder").model_id == "encoder" and models.get("encoder").location == str(tiny_dir / "encoder")
+    table, held, raw = compare_tab.measure()  # the facts card and the memory line
+    shown = json.dumps([table, held, raw], ensure_ascii=False)
+    assert str(tiny_dir) not in shown and raw[0]["model_id"] == "encoder"
+    reason = models._reason(OSError("Incorrect path_or_model_id: '/srv/models/enc'. Please provide a folder."))
+    assert reason == "Incorrect path_or_model_id: 'enc'. Please provide a folder."
+
+
+def test_the_first_load_notice_names_a_folder_by_its_name(tiny_dir):
+    from bg_demo import models
+    from bg_demo.ui import common
+
+    models.STORE.clear()
+    said = []
+    common._loading_notice("encoder", lambda fraction, desc: said.append(desc))
+    assert said and "(encoder)" in said[0] and str(tiny_dir) not in said[0]
