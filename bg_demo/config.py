@@ -104,6 +104,7 @@ class Limits:
     max_sequences: int = 5
     generation_seconds: float = 30.0  # a generation stops this long after it starts running, whatever it asked for
     batch_rows: int = 32  # rows the decoding engine runs at once; later requests wait for a free row
+    client_rows: int = 10  # rows one client (session) may hold while others wait: two 5-sequence requests
     # An explanation runs ~36 passes with gradients (32 integrated-gradients steps, gradient x input, attention,
     # baseline) over its whole input. It reads at most a QA window's tokens (so every answer can be explained),
     # runs its steps in chunks of at most `explain_chunk_tokens` tokens (rows x tokens: one chunk of bert-base

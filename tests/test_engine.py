@@ -230,3 +230,42 @@ def test_a_batch_turn_alternates_with_single_requests_instead_of_queueing_behind
     for thread in threads:
         thread.join(timeout=5)
     assert order == ["engine", "a", "b", "c"]  # after a single request the waiting batch goes first
+
+
+
+def _waiting(decoding, *requests):
+    from bg_demo.backend.engine import Handle
+    from bg_demo.backend.generate import Request
+
+    for client, n in requests:
+        settings = GenerationSettings("top_k", max_new_tokens=30, num_return_sequences=n, seed=1)
+        decoding._pending.append((Request.of("Once upon a time", settings, client=client), Handle()))
+
+
+def test_one_client_cannot_take_the_batch_from_another():
+    """Ten 5-sequence requests of one script, then one request of a student: the student is admitted in the first
+    turn, and the script gets more than its share only while rows stay free for whoever comes next."""
+    decoding = engine.DecodingEngine(models.get("decoder"), max_rows=32)
+    _waiting(decoding, *[("script", 5)] * 10, ("student", 1))
+    admitted = decoding._admissible()
+    clients = [request.client for request, _ in admitted]
+    assert clients[:2] == ["script", "student"]  # in turns: the student's request is in the first turn
+    rows = sum(request.settings.num_return_sequences for request, _ in admitted)
+    assert 32 - rows >= LIMITS.client_rows  # past its share, the script leaves room for the next student
+
+
+def test_clients_are_admitted_in_turns_and_room_goes_first_come_first_served():
+    decoding = engine.DecodingEngine(models.get("decoder"), max_rows=8)
+    _waiting(decoding, ("a", 1), ("a", 1), ("a", 1), ("b", 1), ("c", 5), ("b", 1))
+    admitted = [request.client for request, _ in decoding._admissible()]
+    assert admitted == ["a", "b", "c", "a"]  # one each per turn; then "a" again fills the last row (8 of 8)
+    decoding = engine.DecodingEngine(models.get("decoder"), max_rows=6)
+    _waiting(decoding, ("a", 1), ("b", 1), ("c", 5), ("d", 1))
+    admitted = [request.client for request, _ in decoding._admissible()]
+    assert admitted == ["a", "b"]  # c does not fit (6 rows): d may not overtake it
+
+
+def test_a_client_alone_may_use_more_than_its_share_but_not_the_last_rows():
+    decoding = engine.DecodingEngine(models.get("decoder"), max_rows=32)
+    _waiting(decoding, *[("script", 5)] * 6)
+    assert len(decoding._admissible()) == 4  # 20 rows; 10 stay free for whoever comes next

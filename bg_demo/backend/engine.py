@@ -24,7 +24,7 @@ import asyncio
 import logging
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field, replace
 
 from bg_demo.backend.generate import GenerationResult, GenerationSettings, Request, TokenInfo, prompt_ids
@@ -226,22 +226,48 @@ class DecodingEngine:
                     self._thread = None  # the next submit (a request that still held the engine) starts another
                     return False
                 self._wake.wait()
-            arrivals, free = [], self.max_rows - self.rows
-            while self._pending:  # as many as fit; one too big for the batch runs on its own
-                wanted = self._pending[0][0].settings.num_return_sequences
-                if wanted > free and (arrivals or self._running):
-                    break
-                request, handle = self._pending.popleft()
-                if handle.cancelled.is_set():  # stopped while waiting: it ends without having run
-                    handle.put(request.started(self.loaded.model_id, done=True, stopped="stopped"))
-                else:
-                    arrivals.append((request, handle))
-                    free -= request.settings.num_return_sequences
+            arrivals = self._admissible()
         if arrivals:
             self._admit(arrivals)
         if self._running:
             self._step()
         return True
+
+    def _admissible(self) -> list[tuple[Request, Handle]]:  # under self._wake
+        """Take from the waiting requests as many as fit, in turns: each pass over the waiting list admits at most
+        one request per client, and a client past its share (`LIMITS.client_rows` rows) gets more only while nobody
+        else waits and as many rows stay free for whoever comes next, so one client's ten 5-sequence requests cannot
+        fill the batch ahead of a student's one. A request too big for the
+        batch runs on its own. Cancelled waiting requests end here without having run."""
+        arrivals, free = [], self.max_rows - self.rows
+        held = Counter()
+        for running in self._running:
+            held[running.request.client] += running.rows
+        admitted_one = True
+        while self._pending and admitted_one:
+            admitted_one, turn = False, set()
+            for item in list(self._pending):
+                request, handle = item
+                if handle.cancelled.is_set():
+                    self._pending.remove(item)
+                    handle.put(request.started(self.loaded.model_id, done=True, stopped="stopped"))
+                    continue
+                wanted, client = request.settings.num_return_sequences, request.client
+                over_share = held[client] and held[client] + wanted > LIMITS.client_rows
+                if over_share and (free - wanted < LIMITS.client_rows  # keep room for the next student to come
+                                   or any(other.client != client for other, _ in self._pending)):
+                    continue
+                if client in turn:
+                    continue
+                if wanted > free and (arrivals or self._running):
+                    return arrivals  # first come, first served for room in the batch: no one overtakes it
+                self._pending.remove(item)
+                arrivals.append(item)
+                turn.add(client)
+                held[client] += wanted
+                free -= wanted
+                admitted_one = True
+        return arrivals
 
     def _admit(self, arrivals: list[tuple[Request, Handle]]) -> None:
         """Run the new prompts (in left-padded groups), pick their first tokens, and add their rows to the batch."""

@@ -132,13 +132,14 @@ class Request:
 
     prompt: str
     settings: GenerationSettings
+    client: str = ""  # who asked (a browser session): the engine gives each client a fair share of its rows
 
     @classmethod
-    def of(cls, prompt: str, settings: GenerationSettings) -> Request:
+    def of(cls, prompt: str, settings: GenerationSettings, client: str = "") -> Request:
         prompt = "" if prompt is None else str(prompt)
         if prompt.strip():
             prompt = require_text(prompt, "prompt", LIMITS.max_prompt_chars)
-        return cls(prompt.strip(), settings)
+        return cls(prompt.strip(), settings, str(client or ""))
 
     def started(self, model_id: str, **fields) -> GenerationResult:
         """An empty result for this request (with `fields` changed); the engines fill it in."""
@@ -158,11 +159,12 @@ def prompt_ids(tokenizer, prompt: str, limit: int, new_tokens: int) -> list[int]
     return ids
 
 
-def submit(prompt: str, settings: GenerationSettings, *, model_id: str | None = None):
-    """Start a generation; returns its `engine.Handle` (iterate it, sync or async, for the results; `cancel()` it)."""
+def submit(prompt: str, settings: GenerationSettings, *, model_id: str | None = None, client: str = ""):
+    """Start a generation; returns its `engine.Handle` (iterate it, sync or async, for the results; `cancel()` it).
+    `client` names who asks (a browser session), for the engine's fair share."""
     from bg_demo.backend import beam, engine
 
-    request = Request.of(prompt, settings)
+    request = Request.of(prompt, settings, client)
     loaded = models.get("decoder", model_id)
     require_head(loaded, "lm")
     if settings.strategy == "beam":

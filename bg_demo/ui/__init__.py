@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import signal
+import sys
+import threading
 
 import gradio as gr
 
@@ -78,7 +81,16 @@ def launch_options() -> dict:
                 app_kwargs={"middleware": [Middleware(serving.Guard)]})
 
 
+def exit_on_sigterm() -> None:
+    """A stopped server (SIGTERM: a Space restarting, `docker stop`, systemd) exits as Ctrl-C makes it exit, running
+    its exit handlers, so the downloads folder and Gradio's cache are removed; Python's default for SIGTERM ends the
+    process without them."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+
+
 def launch(demo: gr.Blocks | None = None, **kwargs) -> None:
     """Start the server; GRADIO_SERVER_NAME and GRADIO_SERVER_PORT apply unless given here."""
+    exit_on_sigterm()
     demo = demo or build_demo()
     demo.launch(**{k: v for k, v in kwargs.items() if v is not None}, **launch_options())

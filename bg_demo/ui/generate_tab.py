@@ -50,7 +50,7 @@ async def generate(prompt, strategy, max_new_tokens, temperature, top_k, top_p, 
             strategy, max_new_tokens, temperature, top_k, top_p, num_beams, num_return_sequences, seed,
             no_repeat_ngram_size, repetition_penalty,
         )
-        return backend.submit_generation(prompt, settings, model_id=model or None)
+        return backend.submit_generation(prompt, settings, model_id=model or None, client=session)
 
     session = request.session_hash if request is not None else ""
     async for result in common.stream("decoder", submit, session, progress, model or None):

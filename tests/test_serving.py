@@ -1,0 +1,166 @@
+"""What one client can do to the others, tried over Gradio's own HTTP protocol on loopback: floods, a stranger's
+cancel, uploads, the traffic monitor, and the memory an anonymous call leaves behind."""
+
+from __future__ import annotations
+
+import json
+import threading
+import types
+import uuid
+
+import httpx
+import pytest
+
+from bg_demo.ui import serving
+
+LONG = ["Once upon a time", "top_k", 200, 1.0, 5, 0.9, 4, 1, "7", 0, 1.0, ""]  # a 200-token generation
+
+
+class Client:
+    """One session of the Gradio queue protocol: join, read the stream, cancel."""
+
+    def __init__(self, url: str, session: str | None = None, **headers):
+        self.http = httpx.Client(base_url=url, timeout=60, headers=headers)
+        self.session = session or uuid.uuid4().hex[:11]
+        dependencies = self.http.get("config").json()["dependencies"]
+        self.fn = {dep["api_name"]: i for i, dep in enumerate(dependencies) if dep.get("api_name")}
+
+    def join(self, api_name: str, data) -> httpx.Response:
+        body = {"data": data, "fn_index": self.fn[api_name], "session_hash": self.session, "event_data": None,
+                "trigger_id": None}
+        return self.http.post("gradio_api/queue/join", json=body)
+
+    def messages(self):
+        with self.http.stream("GET", f"gradio_api/queue/data?session_hash={self.session}") as stream:
+            for line in stream.iter_lines():
+                if line.startswith("data:"):
+                    message = json.loads(line[5:])
+                    yield message
+                    if message.get("msg") == "close_stream":
+                        return
+
+    def cancel(self, event_id: str, api_name: str = "generate", session: str | None = None) -> httpx.Response:
+        body = {"session_hash": session or self.session, "fn_index": self.fn[api_name], "event_id": event_id}
+        return self.http.post("gradio_api/cancel", json=body)
+
+
+def completed(client: Client, event_ids: set) -> dict:
+    """{event id: its process_completed message} for the given events, read from the session's stream."""
+    found = {}
+    for message in client.messages():
+        if message.get("msg") == "process_completed" and message.get("event_id") in event_ids:
+            found[message["event_id"]] = message
+            if set(found) == event_ids:
+                break
+    return found
+
+
+def test_uploads_are_refused_with_a_message(app_url):
+    answer = httpx.post(f"{app_url}gradio_api/upload", files={"files": ("a.txt", b"x" * 1000)})
+    assert answer.status_code == 403 and "uploads" in answer.json()["detail"]
+
+
+def test_the_traffic_monitor_is_not_public(app_url):
+    answer = httpx.get(f"{app_url}monitoring")
+    assert answer.status_code != 200 or "monitoring" not in answer.text.lower()[:2000]
+
+
+def test_one_session_gets_its_share_of_the_queue_and_the_others_still_get_in(app_url):
+    script = Client(app_url)
+    answers = [script.join("generate", LONG) for _ in range(serving.EVENTS_PER_SESSION + 4)]
+    accepted = [answer for answer in answers if answer.status_code == 200]
+    refused = [answer for answer in answers if answer.status_code != 200]
+    assert len(accepted) == serving.EVENTS_PER_SESSION and {a.status_code for a in refused} == {429}
+    assert "requests waiting or running" in refused[0].json()["detail"]
+    student = Client(app_url)
+    event = student.join("fill_mask", ["The cat sat on the [MASK].", 3, ""]).json()["event_id"]
+    assert completed(student, {event})[event]["success"]
+    for answer in accepted:
+        script.cancel(answer.json()["event_id"])
+
+
+def test_the_share_is_refused_in_the_callers_language(app_url):
+    script = Client(app_url, **{"accept-language": "ko-KR,ko;q=0.9"})
+    answers = [script.join("generate", LONG) for _ in range(serving.EVENTS_PER_SESSION + 1)]
+    assert answers[-1].status_code == 429 and "요청" in answers[-1].json()["detail"]
+    for answer in answers[:-1]:
+        script.cancel(answer.json()["event_id"])
+
+
+def test_a_stranger_cannot_cancel_an_event_and_its_owner_still_gets_the_result(app_url):
+    owner, stranger = Client(app_url), Client(app_url)
+    short = ["Once upon a time", "greedy", 30, 1.0, 5, 0.9, 4, 1, "", 0, 1.0, ""]
+    event = owner.join("generate", short).json()["event_id"]
+    refused = stranger.cancel(event, session=stranger.session)
+    assert refused.status_code == 403 and "Only the session" in refused.json()["detail"]
+    result = completed(owner, {event})[event]
+    assert result["success"] and result["output"]["data"]  # ran to its end, not cut off
+
+
+def test_the_owner_can_cancel_its_own_event(app_url):
+    owner = Client(app_url)
+    event = owner.join("generate", LONG).json()["event_id"]
+    assert owner.cancel(event).json() == {"success": True}
+    assert event in completed(owner, {event})  # the stream ends instead of waiting forever
+
+
+def test_waiting_events_are_served_in_turns_per_session():
+    queue = serving.FairList()
+    for session in ["a", "a", "a", "b", "b", "c"]:
+        queue.append(types.SimpleNamespace(session_hash=session))
+    assert [event.session_hash for event in queue] == ["a", "b", "c", "a", "b", "a"]
+
+
+def test_an_anonymous_call_leaves_no_copy_of_the_page_in_its_session(app_url):
+    from gradio.state_holder import StateHolder
+
+    client = Client(app_url)
+    event = client.join("classify", ["I loved this movie."]).json()["event_id"]
+    assert completed(client, {event})[event]["success"]
+    holders = [obj for obj in _live(StateHolder) if client.session in obj.session_data]
+    session = holders[0].session_data[client.session]
+    assert isinstance(session, serving.LeanSession) and session.config_values == {} and session._own is None
+
+
+def test_idle_sessions_are_dropped(monkeypatch):
+    holder = types.SimpleNamespace(lock=threading.Lock(), session_data={"old": 1, "new": 2}, time_last_used={})
+    import datetime
+
+    now = datetime.datetime.now()
+    holder.time_last_used.update(old=now - datetime.timedelta(hours=2), new=now)
+    monkeypatch.setattr(serving, "_last_sweep", [0.0])
+    serving._sweep(holder)
+    assert holder.session_data == {"new": 2} and set(holder.time_last_used) == {"new"}
+
+
+def _live(kind):
+    import gc
+
+    return [obj for obj in gc.get_objects() if isinstance(obj, kind)]
+
+
+@pytest.fixture(autouse=True)
+def _settle():
+    """Each test starts after the last one's cancelled generations have left the queue."""
+    yield
+    threading.Event().wait(0.5)
+
+
+def test_a_terminated_server_removes_its_downloads_folder(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = (
+        "import os, signal, time\n"
+        "from bg_demo.ui import downloads, exit_on_sigterm\n"
+        "print(downloads.new_folder().parent, flush=True)\n"
+        "exit_on_sigterm()\n"
+        "os.kill(os.getpid(), signal.SIGTERM)\n"
+        "time.sleep(30)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parent.parent, env={**os.environ, "TMPDIR": str(tmp_path)})
+    folder = Path(done.stdout.strip())
+    assert done.returncode == 143 and folder.parent == tmp_path and not folder.exists()
