@@ -126,3 +126,30 @@ def test_a_window_without_the_answer_does_not_silence_another():
 def test_bad_input_says_what_to_change(question, context, message):
     with pytest.raises(InputError, match=message):
         answer(question, context)
+
+
+def test_a_long_context_lets_a_waiting_request_go_between_its_batches(monkeypatch):
+    import threading
+
+    from bg_demo import backend, models
+    from bg_demo.backend import qa
+
+    passes, real, answered = [], qa.forward, []
+
+    def slow(model, inputs):
+        passes.append(len(inputs["input_ids"]))
+        threading.Event().wait(0.05)
+        return real(model, inputs)
+
+    monkeypatch.setattr(qa, "forward", slow)
+    monkeypatch.setattr(qa, "WINDOWS_PER_BATCH", 1)
+    backend.classify("warm up")
+    context = "The museum opened in 1901 and holds many paintings. " * 120
+    reading = threading.Thread(target=lambda: backend.answer("When did it open?", context))
+    reading.start()
+    while len(passes) < 2:
+        threading.Event().wait(0.005)
+    backend.classify("I loved this movie.")
+    answered.append(len(passes))
+    reading.join(timeout=120)
+    assert models.get("qa") and answered[0] < len(passes) - 3  # answered while the windows were still being read

@@ -114,6 +114,8 @@ def answer(question: str, context: str, *, n_best: int = LIMITS.qa_n_best, model
         starts, ends = [], []
         with torch.inference_mode():
             for i in range(0, len(prepared.offsets), WINDOWS_PER_BATCH):
+                if i:
+                    loaded.lock.pause()  # a long context is many passes: whoever waits goes between two
                 batch = {k: v[i : i + WINDOWS_PER_BATCH].to(loaded.device) for k, v in encoding.items()}
                 start_logits, end_logits = forward(model, batch)
                 starts.append(start_logits.float().cpu().numpy())
