@@ -18,6 +18,7 @@ import time
 
 import gradio.state_holder
 from gradio.state_holder import SessionState
+from starlette.requests import Request
 
 from bg_demo import text
 
@@ -203,7 +204,7 @@ class Guard:
         return payload.get("event_id") not in iterators  # a running stream Gradio no longer lists: refuse
 
     def _over_share(self, scope, payload: dict) -> str | None:
-        session, address = payload.get("session_hash"), _scope_address(scope)
+        session, address = payload.get("session_hash"), client_address(Request(scope))
         events = self._events()
         if session and sum(1 for event in events if event.session_hash == session) >= EVENTS_PER_SESSION:
             return "error.busy_session"
@@ -213,13 +214,6 @@ class Guard:
 
 
 _LIMITS = {"error.busy_session": EVENTS_PER_SESSION, "error.busy_address": EVENTS_PER_ADDRESS}
-
-
-def _scope_address(scope) -> str:
-    headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in scope.get("headers", ())}
-    client = scope.get("client") or ("",)
-    forwarded = headers.get("x-forwarded-for", "")
-    return forwarded.split(",")[-1].strip() if forwarded else client[0]
 
 
 async def _read_body(receive) -> bytes:
@@ -245,8 +239,7 @@ def _replay(body: bytes):
 
 async def _refuse(scope, send, status: int, key: str, **values) -> None:
     """A JSON error in Gradio's own shape (`{"detail": ...}`), worded in the language the client asks for."""
-    headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in scope.get("headers", ())}
-    message = text.t(key, text.language(headers.get("accept-language")), **values)
+    message = text.t(key, text.language(Request(scope).headers.get("accept-language")), **values)
     body = json.dumps({"detail": message}).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
