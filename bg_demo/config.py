@@ -106,13 +106,14 @@ class Limits:
     batch_rows: int = 32  # rows the decoding engine runs at once; later requests wait for a free row
     client_rows: int = 10  # rows one client (session) may hold while others wait: two 5-sequence requests
     # An explanation runs ~36 passes with gradients (32 integrated-gradients steps, gradient x input, attention,
-    # baseline) over its whole input. It reads at most a QA window's tokens (so every answer can be explained),
-    # runs its steps in chunks of at most `explain_chunk_tokens` tokens (rows x tokens: one chunk of bert-base
-    # takes ~1 s and ~0.3 GB on 2 vCPUs) and lets every waiting request go between two chunks, and it stops with
-    # a message once its own passes (not its waits) have taken `explain_seconds`.
-    explain_tokens: int = 384
+    # baseline) over its whole input. On 2 vCPUs one forward and backward pass of bert-base or GPT-2 takes 0.84 s
+    # at 128 tokens, 1.6 s at 256 and 2.5 s at 384 (bench/limits.py's explain phase, measured idle), so it reads
+    # at most 256 tokens: a pass never holds the device past ~1.7 s (others go between two) and the whole takes
+    # under a minute. Its steps run in chunks of at most `explain_chunk_tokens` tokens (rows x tokens), and it
+    # stops with a message once its own passes (not its waits) have taken `explain_seconds`.
+    explain_tokens: int = 256
     explain_chunk_tokens: int = 256
-    explain_seconds: float = 60.0
+    explain_seconds: float = 90.0
 
 
 # What the loaded models' weights (parameters + buffers) may take at once before the least recently used ones

@@ -196,9 +196,9 @@ def _spy_passes(monkeypatch, delay: float = 0.0):
 
 
 def test_an_input_past_the_explanation_limit_is_refused_with_its_size():
-    text = "word " * 390 + "[MASK]."  # 393 tokens, under the task's 2,000 characters and 512 tokens
+    text = "word " * 300 + "[MASK]."  # 303 tokens, under the task's 2,000 characters and 512 tokens
     assert len(backend.fill_mask(text).masks) == 1  # the task itself takes it
-    with pytest.raises(InputError, match=r"at most 384 tokens.*makes \d+"):
+    with pytest.raises(InputError, match=r"at most 256 tokens.*makes \d+"):
         explain.explain_fill_mask(text)
 
 

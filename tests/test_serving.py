@@ -111,6 +111,29 @@ def test_waiting_events_are_served_in_turns_per_session():
     assert [event.session_hash for event in queue] == ["a", "b", "c", "a", "b", "a"]
 
 
+def test_many_sessions_of_one_address_take_a_few_turns_per_round():
+    def event(session, host):
+        return types.SimpleNamespace(session_hash=session, request=types.SimpleNamespace(client=types.SimpleNamespace(host=host)))
+
+    queue = serving.FairList()
+    for i in range(30):  # a script: 30 sessions, one request each, from one address
+        queue.append(event(f"script{i}", "10.0.0.1"))
+    queue.append(event("student", "10.0.0.2"))
+    assert [e.session_hash for e in queue].index("student") == serving.TURNS_PER_ADDRESS
+
+
+def test_joins_arriving_together_cannot_pass_the_share_before_they_are_queued(app_url):
+    import concurrent.futures
+
+    script = Client(app_url)
+    with concurrent.futures.ThreadPoolExecutor(24) as pool:
+        answers = list(pool.map(lambda _: script.join("generate", LONG), range(24)))
+    accepted = [answer for answer in answers if answer.status_code == 200]
+    assert len(accepted) == serving.EVENTS_PER_SESSION
+    for answer in accepted:
+        script.cancel(answer.json()["event_id"])
+
+
 def test_an_anonymous_call_leaves_no_copy_of_the_page_in_its_session(app_url):
     from gradio.state_holder import StateHolder
 

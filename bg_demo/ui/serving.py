@@ -15,6 +15,7 @@ import json
 import logging
 import threading
 import time
+from collections import Counter
 
 import gradio.state_holder
 from gradio.state_holder import SessionState
@@ -114,30 +115,43 @@ def use_lean_sessions() -> None:
 
 
 def client_address(request) -> str:
-    """The address a request came from: the last X-Forwarded-For entry when a proxy put one (Spaces, a load
-    balancer: the address that proxy saw), else the socket's peer."""
-    headers = getattr(request, "headers", None) or {}
-    forwarded = headers.get("x-forwarded-for", "")
-    if forwarded:
-        return forwarded.split(",")[-1].strip()
+    """The address a request came from, as uvicorn gives it: it takes a proxy's X-Forwarded-For only from the
+    proxies it trusts (FORWARDED_ALLOW_IPS, 127.0.0.1 by default; a Space or a load balancer sets it), so a client
+    cannot name itself another address."""
     client = getattr(request, "client", None)
     return getattr(client, "host", "") or ""
 
 
+# An address takes up to this many turns per round of the queue: a class behind one school router shares an address,
+# and 150 sessions of one script from one address must not all go ahead of a student elsewhere.
+TURNS_PER_ADDRESS = 8
+
+
 class FairList(list):
-    """A concurrency group's waiting events, in turns: a new event goes after every event of the same round, where
-    an event's round is how many events of its session wait before it. One session's 100 requests then wait behind
-    everyone else's first, instead of everyone waiting behind them. Gradio starts events from the front."""
+    """A concurrency group's waiting events, in rounds: a new event goes after every event of its round, where its
+    round is how many events of its session wait before it, or of its address divided by TURNS_PER_ADDRESS if that
+    is more. One script's 150 requests then wait behind everyone else's first, instead of everyone waiting behind
+    them. Gradio starts events from the front."""
 
     def append(self, event) -> None:  # noqa: D102
-        mine = sum(1 for waiting in self if waiting.session_hash == event.session_hash)
-        rounds: dict[str, int] = {}
+        mine = _round(self, event)
+        sessions: Counter = Counter()
+        addresses: Counter = Counter()
         for index, waiting in enumerate(self):
-            rounds[waiting.session_hash] = rounds.get(waiting.session_hash, -1) + 1
-            if rounds[waiting.session_hash] > mine:
+            address = client_address(getattr(waiting, "request", None))
+            if max(sessions[waiting.session_hash], addresses[address] // TURNS_PER_ADDRESS) > mine:
                 self.insert(index, event)
                 return
+            sessions[waiting.session_hash] += 1
+            addresses[address] += 1
         super().append(event)
+
+
+def _round(waiting: list, event) -> int:
+    address = client_address(getattr(event, "request", None))
+    same_session = sum(1 for other in waiting if other.session_hash == event.session_hash)
+    same_address = sum(1 for other in waiting if client_address(getattr(other, "request", None)) == address)
+    return max(same_session, same_address // TURNS_PER_ADDRESS)
 
 
 def make_fair(queue) -> None:
@@ -186,9 +200,21 @@ class Guard:
         payload = payload if isinstance(payload, dict) else {}
         if path == _CANCEL and not self._owns(payload):
             return await _refuse(scope, send, 403, "error.not_your_event")
-        if path != _CANCEL and (refusal := self._over_share(scope, payload)):
+        if path == _CANCEL:
+            return await self.app(scope, _replay(body), send)
+        client = (payload.get("session_hash"), client_address(Request(scope)))
+        if refusal := self._over_share(*client):
             return await _refuse(scope, send, 429, refusal, limit=_LIMITS[refusal])
-        return await self.app(scope, _replay(body), send)
+        # counted from here (no await between the check and this line): joins arriving together see each other
+        # before any of them is in Gradio's queue
+        _JOINING.update(client)
+        try:
+            return await self.app(scope, _replay(body), send)
+        finally:
+            _JOINING.subtract(client)
+            for key in client:
+                if _JOINING[key] <= 0:
+                    del _JOINING[key]
 
     def _events(self) -> list:
         queue = getattr(self.blocks, "_queue", None)
@@ -203,16 +229,17 @@ class Guard:
         iterators = getattr(getattr(self.blocks, "app", None), "iterators", {})
         return payload.get("event_id") not in iterators  # a running stream Gradio no longer lists: refuse
 
-    def _over_share(self, scope, payload: dict) -> str | None:
-        session, address = payload.get("session_hash"), client_address(Request(scope))
+    def _over_share(self, session: str | None, address: str) -> str | None:
         events = self._events()
-        if session and sum(1 for event in events if event.session_hash == session) >= EVENTS_PER_SESSION:
+        if session and _JOINING[session] + sum(1 for e in events if e.session_hash == session) >= EVENTS_PER_SESSION:
             return "error.busy_session"
-        if address and sum(1 for event in events if client_address(event.request) == address) >= EVENTS_PER_ADDRESS:
+        same_address = sum(1 for event in events if client_address(event.request) == address)
+        if address and _JOINING[address] + same_address >= EVENTS_PER_ADDRESS:
             return "error.busy_address"
         return None
 
 
+_JOINING: Counter = Counter()  # joins let through and not yet answered, per session and per address
 _LIMITS = {"error.busy_session": EVENTS_PER_SESSION, "error.busy_address": EVENTS_PER_ADDRESS}
 
 
