@@ -47,6 +47,7 @@ class DeviceTurn:
         self._owner: int | None = None
         self._depth = 0
         self._batch_turn = False  # whether the current (or last) turn was a batch turn
+        self._served = 0  # turns begun so far: background work watches it to see whether the device is in use
         self._waiters: deque[tuple[threading.Event, int, int, bool]] = deque()  # (wake-up, thread, depth, batch)
 
     def acquire(self, depth: int = 1, *, batch: bool = False) -> None:
@@ -57,6 +58,7 @@ class DeviceTurn:
                 return
             if self._owner is None and not self._waiters:
                 self._owner, self._depth, self._batch_turn = me, depth, batch
+                self._served += 1
                 return
             wake = threading.Event()
             self._waiters.append((wake, me, depth, batch))
@@ -70,9 +72,10 @@ class DeviceTurn:
             if self._depth == 0:
                 self._hand_over()
 
-    def pause(self, rest: float = 0.0) -> None:
-        """Let every thread already waiting take its turn, then carry on (at any depth). With `rest`, first stay
-        away that many seconds (background work: the others go on with the device for that long)."""
+    def pause(self, idle: float = 0.0, most: float = 0.0) -> None:
+        """Let every thread already waiting take its turn, then carry on (at any depth). Background work passes
+        `idle`: it then stays away until nobody has taken a turn for `idle` seconds (a student's whole generation,
+        not just its next step, goes first), but at most `most` seconds, so it still gets a share of a busy device."""
         with self._guard:
             if self._owner != threading.get_ident():
                 raise RuntimeError("pause of a device turn this thread does not hold")
@@ -80,8 +83,12 @@ class DeviceTurn:
                 return
             depth = self._depth
             self._hand_over()
-        if rest > 0:
-            time.sleep(rest)
+        deadline = time.monotonic() + most
+        while idle > 0:
+            served = self._served
+            time.sleep(min(idle, max(0.0, deadline - time.monotonic())))
+            if self._served == served or time.monotonic() >= deadline:
+                break
         self.acquire(depth)
 
     @property
@@ -97,6 +104,7 @@ class DeviceTurn:
             chosen = next((waiter for waiter in self._waiters if waiter[3]), chosen)
         self._waiters.remove(chosen)
         wake, self._owner, self._depth, self._batch_turn = chosen
+        self._served += 1
         wake.set()
 
 

@@ -269,3 +269,31 @@ def test_a_client_alone_may_use_more_than_its_share_but_not_the_last_rows():
     decoding = engine.DecodingEngine(models.get("decoder"), max_rows=32)
     _waiting(decoding, *[("script", 5)] * 6)
     assert len(decoding._admissible()) == 4  # 20 rows; 10 stay free for whoever comes next
+
+
+def test_background_work_stays_away_while_the_device_is_in_use_but_not_forever():
+    turn, stop, uses = DeviceTurn(), threading.Event(), []
+
+    def student(repeat: bool):
+        while True:
+            turn.acquire()
+            uses.append(time.monotonic())
+            time.sleep(0.01)
+            turn.release()
+            if not repeat or stop.is_set():
+                return
+            time.sleep(0.01)
+
+    for repeat, low, high in ((True, 0.45, 1.5), (False, 0.1, 0.4)):
+        turn.acquire()
+        thread = threading.Thread(target=student, args=(repeat,))
+        thread.start()
+        time.sleep(0.05)  # the student now waits for the turn
+        started = time.monotonic()
+        turn.pause(idle=0.1, most=0.5)  # busy: back after `most`; idle: back after one idle window
+        waited = time.monotonic() - started
+        stop.set()
+        turn.release()
+        thread.join()
+        stop.clear()
+        assert low <= waited < high and uses

@@ -375,16 +375,16 @@ def _attributions(model, forward, ids, baseline, extra, steps: int, budget: _Bud
     return summed(gxi), summed(ig), float(delta[0])
 
 
-# How long an explanation stands aside, as a multiple of its last pass, when others waited for the device during
-# that pass: they get 3/4 of the device while they want it (a 20-token generation then finishes in its first rest
-# instead of taking one step per pass), the explanation the rest, so a busy class slows it but never starves it.
-REST_PER_PASS = 3.0
+# When others waited for the device during an explanation's pass, it stands aside until the device has been left
+# idle for as long as that pass took (so a student's whole 20-token generation goes first, not one step of it
+# between two passes), but at most REST_PER_PASS times the pass: a busy class slows it down, never starves it.
+REST_PER_PASS = 10.0
 
 
 class _Budget:
     """An explanation's share of the device. Between two of its passes it hands the device to whoever waits and
-    rests (`REST_PER_PASS`); it counts only its own passes' time against `seconds` and stops with a message past
-    it, so an input too slow for the machine never holds the device for long."""
+    stands aside while they use it (`REST_PER_PASS`); it counts only its own passes' time against `seconds` and
+    stops with a message past it, so an input too slow for the machine never holds the device for long."""
 
     def __init__(self, turn, seconds: float):
         self.turn, self.seconds, self.used, self.since = turn, seconds, 0.0, time.monotonic()
@@ -394,7 +394,7 @@ class _Budget:
         self.used += last
         if self.used > self.seconds:
             raise InputError("error.explain_time", seconds=self.seconds)
-        self.turn.pause(rest=REST_PER_PASS * last)
+        self.turn.pause(idle=last, most=REST_PER_PASS * last)
         self.since = time.monotonic()
 
 
