@@ -54,7 +54,7 @@ def plain_generate(loaded, prompts: list[str], new_tokens: int):
 
 def through_engine(engine, prompts: list[str], new_tokens: int):
     """Every prompt submitted as its own request at once, each read by its own thread, as the app does."""
-    from bg_demo.backend.generate import GenerationSettings, Request
+    from bg_demo.backend.generation.types import GenerationSettings, Request
 
     handles = [engine.submit(Request.of(p, GenerationSettings("greedy", new_tokens))) for p in prompts]
     finals = [None] * len(handles)
@@ -78,7 +78,7 @@ def main() -> int:
     args = parser.parse_args()
     import torch
 
-    from bg_demo.backend.engine import DecodingEngine
+    from bg_demo.backend.generation.engine import DecodingEngine
 
     loaded = load_gpt2()
     engine = DecodingEngine(loaded, max_rows=max(32, args.students))

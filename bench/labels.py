@@ -30,8 +30,8 @@ def main() -> int:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from bg_demo.backend.engine import DecodingEngine
-    from bg_demo.backend.generate import GenerationSettings, Request
+    from bg_demo.backend.generation.engine import DecodingEngine
+    from bg_demo.backend.generation.types import GenerationSettings, Request
     from bg_demo.models import LoadedModel
     from bg_demo.testing import build_tiny_models
 

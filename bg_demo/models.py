@@ -131,7 +131,7 @@ class LoadedModel:
     nbytes: int = 0  # parameters + buffers, what the store's memory budget counts
     location: str = ""  # where it was loaded from: `model_id`, or a local copy of it
     _evicted: bool = field(default=False, init=False, repr=False)
-    _on_evict: list = field(default_factory=list, init=False, repr=False)  # callbacks, until it is evicted
+    _attached: dict = field(default_factory=dict, init=False, repr=False)  # name -> state made for this model
     _evict_guard: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -143,24 +143,30 @@ class LoadedModel:
         """Whether the store has dropped it (requests that hold it still work; new ones load it again)."""
         return self._evicted
 
-    def on_evict(self, callback) -> None:
-        """Call `callback(self)` when the store drops this model (at once if it already has): whatever was made
-        for it (a decoding engine) lets go of it then, so its memory can be freed."""
+    def attached(self, name: str, make):
+        """The one `name` of this model (its decoding engine, its beam-search slot), made by `make(self)` on first
+        use. Per-model state lives here, with the model, so it goes when the model goes: when the store drops the
+        model, each one's `close()` (if it has one) is called. A model already dropped gets a fresh one per call,
+        closed and kept by nobody: a request that still holds the model works, and nothing keeps its memory alive."""
         with self._evict_guard:
             if not self._evicted:
-                self._on_evict.append(callback)
-                return
-        callback(self)
+                if name not in self._attached:
+                    self._attached[name] = make(self)
+                return self._attached[name]
+        made = make(self)
+        _close(made)
+        return made
 
     def mark_evicted(self) -> None:
-        """The store dropped it: run the callbacks, once. Called outside the store's locks; never blocks on a model call."""
+        """The store dropped it: close what was attached to it, once. Called outside the store's locks; a `close()`
+        never blocks on a model call (the engine's sets a flag)."""
         with self._evict_guard:
-            self._evicted, callbacks, self._on_evict = True, self._on_evict, []
-        for callback in callbacks:
+            self._evicted, attached, self._attached = True, list(self._attached.values()), {}
+        for state in attached:
             try:
-                callback(self)
-            except Exception:  # noqa: BLE001 - one failing callback must not keep the others from letting go
-                log.exception("an eviction callback of %s failed", self.model_id)
+                _close(state)
+            except Exception:  # noqa: BLE001 - one failing close must not keep the others from letting go
+                log.exception("closing what was attached to %s failed", self.model_id)
 
     @contextmanager
     def use(self, *, eager_attention: bool = False, batch: bool = False):
@@ -179,6 +185,12 @@ class LoadedModel:
                     self.model.set_attn_implementation(previous)
         finally:
             self.lock.release()
+
+
+def _close(state) -> None:
+    close = getattr(state, "close", None)
+    if close is not None:
+        close()
 
 
 def hub_reachable(timeout: float = 3.0) -> bool:
@@ -326,7 +338,7 @@ class ModelStore:
     unloading the least recently used; a failed load is not cached, so the next request retries.
 
     Unloading drops a model from the store only: a request that holds it keeps it and finishes, and what was made
-    for it lets go when told (`LoadedModel.on_evict`), so its memory is freed once the last user is done. The budget
+    for it lets go when told (`LoadedModel.attached`), so its memory is freed once the last user is done. The budget
     is checked with the new model's measured size once it is loaded; one bigger than the budget is kept alone."""
 
     def __init__(self, loader=load_model, budget: int | None = None):

@@ -141,7 +141,7 @@ def slow_decoding(monkeypatch):
     """Each decoding step takes 0.1 s longer, as on a busy machine."""
     import time
 
-    from bg_demo.backend import engine
+    from bg_demo.backend.generation import engine
 
     step = engine.DecodingEngine._step
     monkeypatch.setattr(engine.DecodingEngine, "_step", lambda self: (time.sleep(0.1), step(self)))
@@ -178,7 +178,7 @@ def test_generate_seed_is_optional_and_each_unseeded_sample_draws_a_new_one(clie
 def test_an_api_cancel_takes_the_request_out_of_the_batch(client, slow_decoding):
     import time
 
-    from bg_demo.backend import engine
+    from bg_demo.backend.generation import engine
 
     decoding = engine.engine_for(models.get("decoder"))
     job = client.submit(*_generate_args("Once upon a time", "temperature", max_new_tokens=256), api_name="/generate")
@@ -199,7 +199,7 @@ def test_a_session_whose_heartbeat_ends_leaves_the_batch(client, slow_decoding):
     """Gradio runs unload events when a page's heartbeat ends; the app cancels that session's generations."""
     import time
 
-    from bg_demo.backend import engine
+    from bg_demo.backend.generation import engine
 
     decoding = engine.engine_for(models.get("decoder"))
     leaving = Client(client.src, verbose=False)

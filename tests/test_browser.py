@@ -50,7 +50,7 @@ def slow_decoding(monkeypatch):
     """Each decoding step takes 50 ms longer, so a person has time to press Stop mid-stream."""
     import time
 
-    from bg_demo.backend.engine import DecodingEngine
+    from bg_demo.backend.generation.engine import DecodingEngine
 
     step = DecodingEngine._step
     monkeypatch.setattr(DecodingEngine, "_step", lambda self: (time.sleep(0.05), step(self)))
@@ -76,7 +76,7 @@ def test_closing_the_tab_mid_stream_frees_its_place_in_the_batch(browser, app_ur
     import time
 
     from bg_demo import models
-    from bg_demo.backend import engine
+    from bg_demo.backend.generation import engine
 
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto(app_url)

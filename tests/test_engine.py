@@ -9,8 +9,7 @@ import time
 import pytest
 
 from bg_demo import models
-from bg_demo.backend import beam, engine
-from bg_demo.backend.generate import GenerationSettings, generate, submit
+from bg_demo.backend.generation import GenerationSettings, beam, engine, generate, submit
 from bg_demo.config import LIMITS
 from bg_demo.models import DeviceTurn
 
@@ -234,8 +233,8 @@ def test_a_batch_turn_alternates_with_single_requests_instead_of_queueing_behind
 
 
 def _waiting(decoding, *requests):
-    from bg_demo.backend.engine import Handle
-    from bg_demo.backend.generate import Request
+    from bg_demo.backend.generation import Request
+    from bg_demo.backend.generation.engine import Handle
 
     for client, n in requests:
         settings = GenerationSettings("top_k", max_new_tokens=30, num_return_sequences=n, seed=1)

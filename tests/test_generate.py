@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from bg_demo import config, figures, models
-from bg_demo.backend.generate import generate, generate_stream
+from bg_demo.backend.generation import generate, generate_stream
 from bg_demo.errors import InputError
 from bg_demo.tokens import readable_text
 from bg_demo.ui import generate_tab

@@ -12,9 +12,8 @@ import weakref
 import pytest
 
 from bg_demo import backend, config, models
-from bg_demo.backend import engine
 from bg_demo.backend.compare import parameter_counts
-from bg_demo.backend.generate import GenerationSettings, generate, submit
+from bg_demo.backend.generation import GenerationSettings, engine, generate, submit
 from bg_demo.errors import InputError, MissingHeadError
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
@@ -317,7 +316,7 @@ def test_a_request_on_an_engine_of_an_unloaded_model_still_runs():
 
 
 def _request(strategy: str, n: int):
-    from bg_demo.backend.generate import Request
+    from bg_demo.backend.generation import Request
 
     return Request.of(PROMPT, GenerationSettings(strategy, max_new_tokens=n))
 
@@ -459,3 +458,19 @@ def test_model_facts_follow_the_chosen_model(model_dir, tiny_dir):
     assert facts.parameters == facts.body_parameters + facts.head_parameters and facts.tied_head
     encoder = backend.model_facts("encoder")
     assert encoder.head_parameters > 0 and encoder.missing_heads == ()
+
+
+def test_per_model_state_lives_with_the_model_and_is_closed_when_it_goes():
+    closed = []
+
+    class State:
+        def close(self):
+            closed.append(self)
+
+    loaded = models.get("decoder")
+    first = loaded.attached("probe", lambda model: State())
+    assert loaded.attached("probe", lambda model: State()) is first  # one per model
+    models.STORE.clear()
+    assert closed == [first]
+    fresh = loaded.attached("probe", lambda model: State())  # a request that still holds the dropped model
+    assert fresh is not first and closed == [first, fresh]  # gets its own, closed and kept by nobody

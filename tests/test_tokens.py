@@ -11,8 +11,8 @@ from transformers.convert_slow_tokenizer import bytes_to_unicode
 from bg_demo import config
 from bg_demo.backend import attention, causal_lm, generate, generate_stream, logit_lens, next_token, same_word
 from bg_demo.backend.compare import find_word
-from bg_demo.backend.engine import relabel_newest
-from bg_demo.backend.generate import TokenInfo
+from bg_demo.backend.generation.engine import relabel_newest
+from bg_demo.backend.generation.types import TokenInfo
 from bg_demo.errors import InputError
 from bg_demo.testing import multilingual_lines
 from bg_demo.tokens import display_tail, display_token, display_tokens, join_display, readable_text

@@ -25,8 +25,8 @@ from bg_demo.backend.explain import (
     explain_next_token,
 )
 from bg_demo.backend.fill_mask import fill_mask
-from bg_demo.backend.generate import GenerationSettings, generate, generate_stream, seed_or_draw
-from bg_demo.backend.generate import submit as submit_generation
+from bg_demo.backend.generation import GenerationSettings, generate, generate_stream, seed_or_draw
+from bg_demo.backend.generation import submit as submit_generation
 from bg_demo.backend.logit_lens import logit_lens
 from bg_demo.backend.next_sentence import next_sentence
 from bg_demo.backend.next_token import next_token

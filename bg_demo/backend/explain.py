@@ -35,7 +35,7 @@ from bg_demo.backend.classify import preprocess as classify_preprocess
 from bg_demo.backend.classify import probabilities
 from bg_demo.backend.fill_mask import forward as fill_mask_forward
 from bg_demo.backend.fill_mask import preprocess as fill_mask_preprocess
-from bg_demo.backend.generate import prompt_ids
+from bg_demo.backend.generation.types import prompt_ids
 from bg_demo.backend.next_sentence import forward as next_sentence_forward
 from bg_demo.backend.next_sentence import preprocess as next_sentence_preprocess
 from bg_demo.config import LIMITS

@@ -13,7 +13,7 @@ import numpy as np
 
 from bg_demo import models
 from bg_demo.backend._common import Result, optional_text, require_float, require_head, require_int
-from bg_demo.backend.generate import prompt_ids, seed_or_draw
+from bg_demo.backend.generation.types import prompt_ids, seed_or_draw
 from bg_demo.config import LIMITS
 from bg_demo.errors import InputError
 from bg_demo.tokens import display_token, readable_text

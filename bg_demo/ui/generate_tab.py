@@ -5,7 +5,7 @@ from __future__ import annotations
 import gradio as gr
 
 from bg_demo import backend, figures
-from bg_demo.backend.generate import SAMPLING, STRATEGIES, GenerationSettings
+from bg_demo.backend.generation.types import SAMPLING, STRATEGIES, GenerationSettings
 from bg_demo.config import LIMITS
 from bg_demo.errors import InputError
 from bg_demo.tokens import join_display

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gradio as gr
 
 from bg_demo import backend, figures
-from bg_demo.backend.generate import MAX_SEED
+from bg_demo.backend.generation.types import MAX_SEED
 from bg_demo.ui import common, why
 from bg_demo.ui.links import Page
 from bg_demo.ui.strings import rows, t, table

@@ -1,20 +1,15 @@
-"""GPT-2 generation: greedy, beam search and sampling, streamed token by token.
-
-Greedy and sampling requests go to the decoder's shared engine (`backend/engine.py`), which decodes
-every running request in one batch; beam search runs `model.generate` one request at a time
-(`backend/beam.py`). Both follow transformers' own decoding step for step: the same logits
-processors in the same order, the same draw for a seed. Each chosen token's probability and rank
-under the model (temperature 1, no filters) are read from the logits the decoding computed anyway.
+"""What generation speaks: its settings, requests, results and the consumer's `Handle` (a leaf: it imports no
+other generation module, so the engine, beam search and the package's entry points all import it, not each other).
 """
 
 from __future__ import annotations
 
+import asyncio
 import random
-from collections.abc import Iterator
+import threading
 from dataclasses import dataclass, replace
 
-from bg_demo import models
-from bg_demo.backend._common import Result, require_float, require_head, require_int, require_text
+from bg_demo.backend._common import Result, require_float, require_int, require_text
 from bg_demo.config import LIMITS
 from bg_demo.errors import InputError
 
@@ -159,27 +154,73 @@ def prompt_ids(tokenizer, prompt: str, limit: int, new_tokens: int) -> list[int]
     return ids
 
 
-def submit(prompt: str, settings: GenerationSettings, *, model_id: str | None = None, client: str = ""):
-    """Start a generation; returns its `engine.Handle` (iterate it, sync or async, for the results; `cancel()` it).
-    `client` names who asks (a browser session), for the engine's fair share."""
-    from bg_demo.backend import beam, engine
+class Handle:
+    """The consumer's end of one request. Iterate it (`for` in a thread, `async for` on an event loop)
+    for snapshots of the result, the last one with `done`; an error in the request is raised there.
+    Updates are snapshots, so a slow consumer skips to the newest. `cancel()` never blocks: the
+    request leaves at its next step and ends with `stopped == "stopped"`. Leaving the loop early
+    (a closed tab, `break`, an exception) cancels too."""
 
-    request = Request.of(prompt, settings, client)
-    loaded = models.get("decoder", model_id)
-    require_head(loaded, "lm")
-    if settings.strategy == "beam":
-        return beam.submit(loaded, request)
-    return engine.engine_for(loaded).submit(request)
+    def __init__(self) -> None:
+        self.cancelled = threading.Event()
+        self._lock = threading.Lock()
+        self._latest: GenerationResult | BaseException | None = None
+        self._ready = threading.Event()
+        self._waker: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
 
+    def put(self, update: GenerationResult | BaseException) -> None:
+        """Engine side: the newest snapshot (or the error that ended the request)."""
+        with self._lock:
+            self._latest = update
+            waker = self._waker
+        self._ready.set()
+        if waker is not None:
+            loop, event = waker
+            try:
+                loop.call_soon_threadsafe(event.set)
+            except RuntimeError:  # the consumer's loop has closed: nobody is listening
+                self.cancel()
 
-def generate_stream(prompt: str, *args, model_id: str | None = None, **kwargs) -> Iterator[GenerationResult]:
-    """Partial results while tokens arrive, then the finished result. The arguments after `prompt` are
-    `GenerationSettings`' fields. An empty prompt starts from the beginning-of-text token."""
-    handle = submit(prompt, GenerationSettings(*args, **kwargs), model_id=model_id)
-    yield from handle
+    def cancel(self) -> None:
+        self.cancelled.set()
 
+    def _take(self):
+        with self._lock:
+            update, self._latest = self._latest, None
+            self._ready.clear()
+        if isinstance(update, BaseException):
+            raise update
+        return update
 
-def generate(prompt: str, *args, model_id: str | None = None, **kwargs) -> GenerationResult:
-    """Generate and return the finished result; the arguments are those of `generate_stream`."""
-    *_, final = generate_stream(prompt, *args, model_id=model_id, **kwargs)
-    return final
+    def __iter__(self):
+        try:
+            while True:
+                self._ready.wait()
+                update = self._take()
+                if update is not None:
+                    yield update
+                    if update.done:
+                        return
+        finally:
+            self.cancel()
+
+    async def _updates(self):
+        event = asyncio.Event()
+        with self._lock:
+            self._waker = (asyncio.get_running_loop(), event)
+            if self._latest is not None:
+                event.set()
+        try:
+            while True:
+                await event.wait()
+                event.clear()
+                update = self._take()
+                if update is not None:
+                    yield update
+                    if update.done:
+                        return
+        finally:
+            self.cancel()
+
+    def __aiter__(self):
+        return self._updates()

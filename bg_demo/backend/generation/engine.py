@@ -20,90 +20,24 @@ forward and `DynamicCache`.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
 import time
 from collections import Counter, deque
 from dataclasses import dataclass, field, replace
 
-from bg_demo.backend.generate import GenerationResult, GenerationSettings, Request, TokenInfo, prompt_ids
+from bg_demo.backend.generation.types import (
+    GenerationResult,
+    GenerationSettings,
+    Handle,
+    Request,
+    TokenInfo,
+    prompt_ids,
+)
 from bg_demo.config import LIMITS
 from bg_demo.tokens import display_tail
 
 log = logging.getLogger(__name__)
-
-
-class Handle:
-    """The consumer's end of one request. Iterate it (`for` in a thread, `async for` on an event loop)
-    for snapshots of the result, the last one with `done`; an error in the request is raised there.
-    Updates are snapshots, so a slow consumer skips to the newest. `cancel()` never blocks: the
-    request leaves at its next step and ends with `stopped == "stopped"`. Leaving the loop early
-    (a closed tab, `break`, an exception) cancels too."""
-
-    def __init__(self) -> None:
-        self.cancelled = threading.Event()
-        self._lock = threading.Lock()
-        self._latest: GenerationResult | BaseException | None = None
-        self._ready = threading.Event()
-        self._waker: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
-
-    def put(self, update: GenerationResult | BaseException) -> None:
-        """Engine side: the newest snapshot (or the error that ended the request)."""
-        with self._lock:
-            self._latest = update
-            waker = self._waker
-        self._ready.set()
-        if waker is not None:
-            loop, event = waker
-            try:
-                loop.call_soon_threadsafe(event.set)
-            except RuntimeError:  # the consumer's loop has closed: nobody is listening
-                self.cancel()
-
-    def cancel(self) -> None:
-        self.cancelled.set()
-
-    def _take(self):
-        with self._lock:
-            update, self._latest = self._latest, None
-            self._ready.clear()
-        if isinstance(update, BaseException):
-            raise update
-        return update
-
-    def __iter__(self):
-        try:
-            while True:
-                self._ready.wait()
-                update = self._take()
-                if update is not None:
-                    yield update
-                    if update.done:
-                        return
-        finally:
-            self.cancel()
-
-    async def _updates(self):
-        event = asyncio.Event()
-        with self._lock:
-            self._waker = (asyncio.get_running_loop(), event)
-            if self._latest is not None:
-                event.set()
-        try:
-            while True:
-                await event.wait()
-                event.clear()
-                update = self._take()
-                if update is not None:
-                    yield update
-                    if update.done:
-                        return
-        finally:
-            self.cancel()
-
-    def __aiter__(self):
-        return self._updates()
 
 
 @dataclass(eq=False)
@@ -457,28 +391,7 @@ def snapshot(running: _Running, tokenizer, stopped: str) -> GenerationResult:
     )
 
 
-_ENGINES: dict[int, DecodingEngine] = {}  # id(loaded model) -> its engine, while the model store keeps the model
-_ENGINES_GUARD = threading.Lock()
-
-
 def engine_for(loaded) -> DecodingEngine:
-    """The one engine of a loaded decoder model (made on first use; dropped and closed when the store unloads the
-    model, so the model's memory can be freed once its last request is done)."""
-    with _ENGINES_GUARD:
-        engine = _ENGINES.get(id(loaded))
-        made = engine is None or engine.loaded is not loaded
-        if made:
-            engine = _ENGINES[id(loaded)] = DecodingEngine(loaded)
-    if made:
-        loaded.on_evict(_forget)  # outside the guard: for a model already unloaded it calls _forget at once
-    return engine
-
-
-def _forget(loaded) -> None:
-    """The store unloaded `loaded`: its engine leaves the registry and ends once its requests are done."""
-    with _ENGINES_GUARD:
-        engine = _ENGINES.get(id(loaded))
-        if engine is None or engine.loaded is not loaded:
-            return
-        del _ENGINES[id(loaded)]
-    engine.close()
+    """The one engine of a loaded decoder model, kept with the model (`LoadedModel.attached`): made on first use,
+    closed when the store unloads the model, so the model's memory is freed once its last request is done."""
+    return loaded.attached("engine", DecodingEngine)

@@ -13,13 +13,9 @@ import threading
 import time
 from dataclasses import replace
 
-from bg_demo.backend.engine import Handle
-from bg_demo.backend.generate import BeamStep, GenerationResult, Request, TokenInfo, prompt_ids
+from bg_demo.backend.generation.types import BeamStep, GenerationResult, Handle, Request, TokenInfo, prompt_ids
 from bg_demo.config import LIMITS
 from bg_demo.tokens import display_tokens, readable_text
-
-_SLOTS: dict[int, threading.Lock] = {}  # id(loaded model) -> its one beam search at a time
-_SLOTS_GUARD = threading.Lock()
 
 
 class Halt(Exception):
@@ -103,8 +99,8 @@ def submit(loaded, request: Request) -> Handle:
 
 
 def _slot(loaded) -> threading.Lock:
-    with _SLOTS_GUARD:
-        return _SLOTS.setdefault(id(loaded), threading.Lock())
+    """The model's one beam search at a time (kept with the model, so it goes when the model goes)."""
+    return loaded.attached("beam slot", lambda loaded: threading.Lock())
 
 
 def _run(loaded, request: Request, handle: Handle) -> None:
