@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from bg_demo import config
+from bg_demo import config, gpu
 from bg_demo.errors import InputError, ModelUnavailableError
 
 log = logging.getLogger(__name__)
@@ -173,6 +173,8 @@ class LoadedModel:
         """Exclusive use of tokenizer and model while holding the device's turn: fast tokenizers are
         not thread-safe, two forward passes at once fight over the CPU's cores, and the attention
         implementation is switched to eager only for the calls that read attention maps."""
+        if gpu.zero_gpu() and not gpu.in_worker():
+            raise RuntimeError(f"a call of the {self.role} model outside a GPU call: on ZeroGPU this process has no GPU")
         self.lock.acquire(batch=batch)
         try:
             previous = self.model.config._attn_implementation
@@ -431,6 +433,20 @@ class ModelStore:
 
 
 STORE = ModelStore()
+
+
+def _after_fork_in_child() -> None:
+    """A forked process (a ZeroGPU worker) has only the thread that forked it: locks that other threads held stay
+    held, and the threads that per-model state refers to (a decoding engine's) do not exist. It starts its own."""
+    global _LOADING, _TURNS_GUARD
+    _LOADING, _TURNS_GUARD = threading.Lock(), threading.Lock()
+    _TURNS.clear()
+    STORE._guard, STORE._key_locks = threading.Lock(), {}
+    for loaded in STORE._loaded.values():
+        loaded._evict_guard, loaded._attached, loaded.lock = threading.Lock(), {}, device_turn(loaded.device)
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def get(role: str, model_id: str | None = None) -> LoadedModel:

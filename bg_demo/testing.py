@@ -451,3 +451,92 @@ def build_hub_models(out_dir: str | Path, seed: int = 0, ids=HUB_IDS) -> dict[st
             model.eval().save_pretrained(path)
         paths[model_id] = path
     return paths
+
+
+class ForkingSpaces:
+    """A stand-in for the `spaces` package on a ZeroGPU Space, for tests on a CPU (`bg_demo.gpu.prepare(stand_in)`).
+
+    As ZeroGPU does (spaces 0.51, zero/wrappers.py): each call of a function decorated with `GPU` runs in a process
+    forked from this one; its arguments, and each value it yields, cross by pickle; leaving the stream early sets a
+    stop flag the worker reads after its next yield, then closes the function; an exception that is not gradio's
+    comes back as a bare "ZeroGPU worker error". The duration is computed from the arguments, as ZeroGPU does, and
+    recorded with the function's name in `calls`. Unlike ZeroGPU, every call forks a fresh worker (ZeroGPU reuses
+    idle ones): nothing one call leaves in its worker can help the next."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, float]] = []  # (first argument: the dispatched backend function, duration)
+
+    def GPU(self, task=None, *, duration=None, size=None):  # noqa: N802 - the name `spaces` gives it
+        if task is None:
+            return lambda task: self.GPU(task, duration=duration, size=size)
+        import functools
+        import inspect
+
+        if not inspect.isgeneratorfunction(task):
+            raise NotImplementedError("the stand-in runs generator functions (the app's dispatcher is one)")
+
+        @functools.wraps(task)
+        def call(*args, **kwargs):
+            seconds = duration(*args, **kwargs) if callable(duration) else (duration or 60)
+            self.calls.append((args[0] if args else "", seconds))
+            return _forked_stream(task, args, kwargs)
+
+        return call
+
+
+class ZeroGPUWorkerError(RuntimeError):
+    """What ZeroGPU raises in the main process for a worker's exception that is not a gradio error."""
+
+
+def _forked_stream(task, args, kwargs):
+    import multiprocessing
+    import pickle
+    import threading
+
+    context = multiprocessing.get_context("fork")
+    receiving, sending = context.Pipe(duplex=False)
+    stop = context.Event()
+    payload = pickle.dumps((args, kwargs))  # what ZeroGPU sends its worker: arguments that do not pickle fail here
+    worker = context.Process(target=_worker, args=(task, payload, sending, stop), daemon=True)
+    worker.start()
+    sending.close()
+    threading.Thread(target=worker.join, daemon=True).start()  # reaped whenever it ends
+    try:
+        while True:
+            try:
+                kind, value = pickle.loads(receiving.recv_bytes())
+            except EOFError:
+                raise ZeroGPUWorkerError("GPU task aborted") from None
+            if kind == "end":
+                return
+            if kind == "error":
+                raise ZeroGPUWorkerError(value)
+            try:
+                yield value
+            except GeneratorExit:
+                stop.set()
+                raise
+    finally:
+        receiving.close()
+
+
+def _worker(task, payload, sending, stop) -> None:
+    """The forked worker: run the task, pickling every value it yields back, until it ends or is stopped."""
+    import pickle
+
+    import torch
+
+    torch.set_num_threads(1)  # a fork must not enter the parent's OpenMP pool (GNU OpenMP is not fork-safe)
+    args, kwargs = pickle.loads(payload)
+    stream = task(*args, **kwargs)
+    try:
+        for value in stream:
+            if stop.is_set():
+                break
+            sending.send_bytes(pickle.dumps(("value", value)))
+    except Exception as error:  # noqa: BLE001 - crosses as ZeroGPU passes it: its class name only
+        sending.send_bytes(pickle.dumps(("error", type(error).__name__)))
+    finally:
+        stream.close()
+    sending.send_bytes(pickle.dumps(("end", None)))
+    sending.close()

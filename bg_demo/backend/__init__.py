@@ -11,27 +11,63 @@ The BERT task modules expose `preprocess` (the checks and the tokens) and a batc
 head the task reads) beside the task function, which adds the postprocessing; `explain` runs the same two for
 the "why" views, so what it explains is exactly what the tab shows."""
 
-from bg_demo.backend.attention import attention
-from bg_demo.backend.classify import classify
-from bg_demo.backend.compare import compare, model_facts, predict_masked_both, same_word
-from bg_demo.backend.entities import recognize_entities
-from bg_demo.backend.explain import (
-    explain_answer,
-    explain_classify,
-    explain_entity,
-    explain_fill_mask,
-    explain_generation,
-    explain_next_sentence,
-    explain_next_token,
-)
-from bg_demo.backend.fill_mask import fill_mask
-from bg_demo.backend.generation import GenerationSettings, generate, generate_stream, seed_or_draw
-from bg_demo.backend.generation import submit as submit_generation
-from bg_demo.backend.logit_lens import logit_lens
-from bg_demo.backend.next_sentence import next_sentence
-from bg_demo.backend.next_token import next_token
-from bg_demo.backend.pretraining import causal_lm, input_representation, mlm_corruption
-from bg_demo.backend.qa import answer
+from bg_demo import gpu
+from bg_demo.backend import attention as _attention
+from bg_demo.backend import classify as _classify
+from bg_demo.backend import compare as _compare
+from bg_demo.backend import entities as _entities
+from bg_demo.backend import explain as _explain
+from bg_demo.backend import fill_mask as _fill_mask
+from bg_demo.backend import generation as _generation
+from bg_demo.backend import logit_lens as _logit_lens
+from bg_demo.backend import next_sentence as _next_sentence
+from bg_demo.backend import next_token as _next_token
+from bg_demo.backend import pretraining as _pretraining
+from bg_demo.backend import qa as _qa
+from bg_demo.backend.generation import GenerationSettings, seed_or_draw
+
+# Every function below that reads a model goes through `gpu.dispatched`: an ordinary call here, a call in a GPU
+# worker on ZeroGPU. Each names the roles whose models it reads (loaded before the call, in this process).
+
+
+def _role_arg(*args, role=None, model_id=None, **__):
+    return [(args[1] if len(args) > 1 else role, model_id)]
+
+
+def _both(*_, encoder_id=None, decoder_id=None, **__):
+    return [("encoder", encoder_id), ("decoder", decoder_id)]
+
+
+def _facts(*args, role=None, model_id=None, **__):
+    return [(args[0] if args else role, model_id)]
+
+
+fill_mask = gpu.dispatched(_fill_mask.fill_mask, ("encoder",))
+classify = gpu.dispatched(_classify.classify, ("sentiment",))
+recognize_entities = gpu.dispatched(_entities.recognize_entities, ("ner",))
+answer = gpu.dispatched(_qa.answer, ("qa",))
+next_sentence = gpu.dispatched(_next_sentence.next_sentence, ("encoder",))
+mlm_corruption = gpu.dispatched(_pretraining.mlm_corruption, ("encoder",))
+input_representation = gpu.dispatched(_pretraining.input_representation, ("encoder",))
+causal_lm = gpu.dispatched(_pretraining.causal_lm, ("decoder",))
+logit_lens = gpu.dispatched(_logit_lens.logit_lens, ("decoder",))
+next_token = gpu.dispatched(_next_token.next_token, ("decoder",))
+attention = gpu.dispatched(_attention.attention, _role_arg)
+compare = gpu.dispatched(_compare.compare, _both)
+same_word = gpu.dispatched(_compare.same_word, _both)
+predict_masked_both = gpu.dispatched(_compare.predict_masked_both, _both)
+model_facts = gpu.dispatched(_compare.model_facts, _facts)
+explain_fill_mask = gpu.dispatched(_explain.explain_fill_mask, ("encoder",))
+explain_classify = gpu.dispatched(_explain.explain_classify, ("sentiment",))
+explain_next_sentence = gpu.dispatched(_explain.explain_next_sentence, ("encoder",))
+explain_entity = gpu.dispatched(_explain.explain_entity, ("ner",))
+explain_answer = gpu.dispatched(_explain.explain_answer, ("qa",))
+explain_next_token = gpu.dispatched(_explain.explain_next_token, ("decoder",))
+explain_generation = gpu.dispatched(_explain.explain_generation, ("decoder",))
+# a generation streams: on ZeroGPU one call of the dispatcher per request (see gpu.py)
+submit_generation = gpu.dispatched(_generation.submit, ("decoder",), stream=True)
+generate_stream = gpu.dispatched(_generation.generate_stream, ("decoder",), stream=True)
+generate = gpu.dispatched(_generation.generate, ("decoder",))
 
 __all__ = [
     "GenerationSettings",
