@@ -27,6 +27,17 @@ class BgDemoError(Exception):
     def __str__(self) -> str:
         return str(self.text) if self.text is not None else super().__str__()
 
+    def __reduce__(self):
+        # rebuilt from its args and attributes, not through __init__, whose signature each subclass changes: an
+        # error raised in a worker process reaches the UI as the same class, worded in the UI's language
+        return _restored, (type(self), self.args, self.__dict__)
+
+
+def _restored(cls, args: tuple, attributes: dict) -> BgDemoError:
+    error = cls.__new__(cls, *args)  # BaseException.__new__ sets args
+    error.__dict__.update(attributes)
+    return error
+
 
 class InputError(BgDemoError, ValueError):
     """The input cannot be used; the message says what to change."""

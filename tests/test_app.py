@@ -271,15 +271,15 @@ def test_pretraining_and_attention_refuse_bad_input(client):
 @pytest.mark.parametrize(
     ("args", "api_name", "target"),
     [
-        (("The cat sat on the [MASK].", 1, 1, "last", "mean"), "/explain_fill_mask", "at [MASK])"),
-        (("I loved this movie.", "1", "0"), "/explain_classify", "p("),
-        (("The man went to the store.", "He bought milk.", "0", "mean"), "/explain_next_sentence", "p(IsNext)"),
-        (("The cat sat on the", None, "last", "mean"), "/explain_next_token", "next)"),
+        (("The cat sat on the [MASK].", 1, 1, "last", "mean"), "/explain_fill_mask", "note.explain.mask"),
+        (("I loved this movie.", "1", "0"), "/explain_classify", "note.explain.label"),
+        (("The man went to the store.", "He bought milk.", "0", "mean"), "/explain_next_sentence", "note.explain.is_next"),
+        (("The cat sat on the", None, "last", "mean"), "/explain_next_token", "note.explain.next"),
     ],
 )
 def test_explanations_through_the_api(client, args, api_name, target):
     plot, notes, raw = client.predict(*args, api_name=api_name)
-    assert raw["target"].endswith(target) or raw["target"].startswith(target)
+    assert raw["target"]["key"] == target  # data: the plot's title words it
     assert len(raw["attention"]) == len(raw["integrated_gradients"]) == len(raw["tokens"])
     assert abs(raw["completeness_gap"]) < 1e-3
     assert f"ρ = {raw['spearman']:+.2f}" in notes
@@ -301,10 +301,10 @@ def test_an_explanation_refuses_a_layer_the_model_does_not_have(client):
 def test_entity_and_answer_explanations_through_the_api(client):
     text = "Apple Inc. was founded by Steve Jobs in Cupertino, California."
     _, _, raw = client.predict(text, "average", 1, "last", "mean", api_name="/explain_entity")
-    assert raw["target"].startswith("p(tags of ") and raw["positions"]
+    assert raw["target"]["key"] == "note.explain.entity" and raw["positions"]
     context = "The Transformer was introduced in 2017 by Ashish Vaswani at Google."
     _, notes, raw = client.predict("Who introduced it?", context, "last", "mean", api_name="/explain_answer")
-    assert raw["target"].startswith(("p(answer ", "p(no answer)")) and "ρ =" in notes
+    assert raw["target"]["key"] in ("note.explain.answer", "note.explain.no_answer") and "ρ =" in notes
     assert "Attention tab" not in notes  # the Attention tab shows the encoder, not the QA model
 
 

@@ -53,6 +53,11 @@ def test_compare_rejects_empty_text():
 # --- same word, different contexts ---------------------------------------------------------------------
 
 
+def _keys(result) -> list[str]:
+    """The texts of a result's notes (the UI words them; see test_ui_text and test_figures)."""
+    return [note.key for note in result.notes]
+
+
 def test_gpt2_gives_the_same_vector_and_bert_does_not():
     result = same_word(FIRST, SECOND, "bank")
     assert result.same_left_context and result.notes == ()
@@ -82,7 +87,7 @@ def test_word_matches_whole_words_in_any_case():
     result = same_word("Bank robbers ran.", "BANK robbers hid.", "bank")
     assert result.encoder.positions == (1, 1)  # after [CLS]
     assert not result.same_left_context  # "Bank" and "BANK" are different text for GPT-2
-    assert any("differ" in note for note in result.notes)
+    assert _keys(result)[0] == "note.compare.differ_before" and result.notes[0].values == {"word": "bank"}
     with pytest.raises(InputError, match="not in the first sentence"):
         same_word("The banking crisis.", "The bank opened.", "bank")
 
@@ -90,20 +95,20 @@ def test_word_matches_whole_words_in_any_case():
 def test_different_left_context_is_computed_with_a_note():
     result = same_word("You went to the bank to deposit cash", SECOND, "bank")
     assert not result.same_left_context
-    assert any("GPT-2 reads different inputs" in note for note in result.notes)
+    assert _keys(result) == ["note.compare.differ_before"]
     assert result.decoder.similarity[-1] < 1 - 1e-4  # now GPT-2's inputs differ too
 
 
 def test_a_split_word_uses_its_first_token_and_says_so():
     result = same_word("I saw a zyxwv today", "I saw a zyxwv yesterday", "zyxwv")
     assert result.encoder.split and result.encoder.tokens == ("z", "z")
-    assert any("first one is compared" in note for note in result.notes)
+    assert "note.compare.split.encoder" in _keys(result)
     assert result.decoder.similarity == pytest.approx([1.0] * 3, abs=1e-5)
 
 
 def test_identical_sentences_get_a_note():
     result = same_word(FIRST, FIRST, "bank")
-    assert any("the same" in note for note in result.notes)
+    assert _keys(result) == ["note.compare.same_sentences"]
     assert result.encoder.similarity == pytest.approx([1.0] * 3, abs=1e-6)
 
 

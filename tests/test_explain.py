@@ -10,6 +10,7 @@ import torch
 
 from bg_demo import backend, models
 from bg_demo.backend import explain
+from bg_demo.backend._common import Phrase
 from bg_demo.errors import InputError
 
 CASES = {
@@ -25,7 +26,7 @@ def test_the_explained_probability_is_the_one_each_tab_shows():
         backend.fill_mask("The cat sat on the [MASK].").masks[0][0].score, rel=1e-5)
     classified = backend.classify("I loved this movie.")
     result = CASES["classify"]()
-    assert result.target == f"p({classified.label})"
+    assert result.target == Phrase("note.explain.label", {"label": classified.label})
     assert result.score == pytest.approx(classified.scores[classified.label], rel=1e-5)
     nsp = backend.next_sentence("The man went to the store.", "He bought milk.")
     assert CASES["next_sentence"]().score == pytest.approx(nsp.is_next, rel=1e-5)
@@ -52,7 +53,7 @@ def test_gradient_x_input_agrees_with_a_finite_difference():
     """d f(α · e_t) / dα at α = 1 is ∇f · e_t, what gradient × input gives for token t."""
     result = CASES["classify"]()
     loaded = models.get("sentiment")
-    label = result.target[2:-1]
+    label = result.target.values["label"]
     with loaded.use() as (tokenizer, model):
         exact = copy.deepcopy(model).double()  # float64, so the difference quotient is not rounding noise
     encoding = tokenizer("I loved this movie.", return_tensors="pt")
@@ -143,7 +144,7 @@ def test_an_answer_is_explained_from_its_start_and_end():
     assert result.score == pytest.approx(found.score, rel=1e-5)
     if found.answer is not None:
         first, last = result.positions[0], result.positions[-1]
-        assert result.target == f"p(answer '{found.answer}')" and first <= last
+        assert result.target == Phrase("note.explain.answer", {"answer": found.answer}) and first <= last
     assert abs(result.completeness_gap) < 1e-3
 
 

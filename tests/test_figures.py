@@ -7,6 +7,7 @@ import pytest
 
 from bg_demo import backend, figures
 from bg_demo.backend import fill_mask
+from bg_demo.backend._common import Phrase
 from bg_demo.backend.attention import AttentionResult
 from bg_demo.figures import fill_mask_bars, label_bars
 from bg_demo.figures.axes import percent_ticks
@@ -216,7 +217,7 @@ def _with_markup():
             replace(causal, steps=(replace(causal.steps[0], target=MARKUP), *causal.steps[1:]))
         ),
         "explanation_rows": figures.explanation_rows(
-            replace(why, target=f"p('{MARKUP}')", tokens=(MARKUP, *why.tokens[1:]))
+            replace(why, target=Phrase("note.explain.next", {"word": MARKUP}), tokens=(MARKUP, *why.tokens[1:]))
         ),
     }
 
@@ -241,6 +242,22 @@ def test_tokens_and_user_words_reach_every_figure_as_text_never_as_markup():
         assert any("&lt;b style=" in s for s in strings), name  # the characters are there, as entities
 
 
+@pytest.mark.parametrize(
+    ("explain", "named"),
+    [
+        (lambda: backend.explain_next_sentence("The man left.", "He came back."), "p(IsNext)"),
+        (lambda: backend.explain_classify("I loved it.", label="POSITIVE"), "p(POSITIVE)"),
+        (lambda: backend.explain_fill_mask("A [MASK] and a [MASK].", mask=1), "p('{word}' at [MASK] 2)"),
+        (lambda: backend.explain_next_token("The cat sat on the"), "p('{word}' next)"),
+    ],
+)
+def test_the_explanation_title_names_the_prediction_in_words(explain, named):
+    """The backend names what it explains as data (a text key and its values); the figure puts it into words."""
+    result = explain()
+    title = figures.explanation_rows(result).to_dict()["layout"]["title"]["text"]
+    assert title == f"Why {named.format(**result.target.values)} = {result.score:.1%}"
+
+
 def test_explanation_rows_share_one_scale_with_raw_values_in_the_hover():
     result = backend.explain_fill_mask("The cat sat on the [MASK].")
     (heatmap,) = figures.explanation_rows(result).to_dict()["data"]
@@ -258,7 +275,7 @@ def test_explanation_rows_share_one_scale_with_raw_values_in_the_hover():
 
 @pytest.fixture
 def korean(monkeypatch):
-    """Korean served, with each figure's and backend note's text "KO:" + its English (whether or not the
+    """Korean served, with each figure's and note's text "KO:" + its English (whether or not the
     translator has written it yet), so every word a figure shows can be traced to the table."""
     from bg_demo import text
 
@@ -300,7 +317,7 @@ def test_attention_words_come_from_the_text_table(korean):
 
 def test_explanation_words_come_from_the_text_table(korean):
     result = backend.explain_fill_mask("The cat sat on the [MASK].")
-    assert result.target.startswith("KO:p(")  # the backend names what it explains in the language served
+    assert result.target.key == "note.explain.mask"  # the backend names what it explains as data; the figure words it
     fig = figures.explanation_rows(result).to_dict()
     (heatmap,) = fig["data"]
     assert all(row.startswith("KO:") for row in heatmap["y"]) and heatmap["colorbar"]["title"]["text"].startswith("KO:")
@@ -332,5 +349,7 @@ def test_task_bar_words_come_from_the_text_table(korean):
 
 
 def test_same_word_notes_come_from_the_text_table(korean):
-    result = backend.same_word("a bank loan", "a bank loan", "bank")
-    assert result.notes and all(note.startswith("KO:") for note in result.notes)
+    from bg_demo.ui import compare_tab
+
+    note = compare_tab.word_vectors("a bank loan", "a bank loan", "bank", progress=None)[1]
+    assert note.startswith("KO:The two sentences are the same")

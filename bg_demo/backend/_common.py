@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -17,6 +18,23 @@ class Result:
 
     def to_dict(self) -> dict:
         return jsonable(dataclasses.asdict(self))
+
+
+@dataclass(frozen=True)
+class Phrase(Result):
+    """Words a result asks to be shown, as data: a key of `bg_demo.text` and its values (plain str, int, float).
+    Whoever shows it puts it into words, in the language it serves: `bg_demo.text.t(key, **values)`. Results
+    cross process boundaries by pickle, so they hold no words of any language themselves."""
+
+    key: str
+    values: dict = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.key not in tables()["en"]:
+            raise KeyError(f"no text has the key {self.key!r}")
+        wrong = {name: value for name, value in self.values.items() if not isinstance(value, (str, int, float))}
+        if wrong:  # a Text or any other object would leave to_dict() unfit for JSON
+            raise TypeError(f"a phrase's values are plain str, int or float; got {wrong!r}")
 
 
 def jsonable(value):

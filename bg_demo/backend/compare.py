@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bg_demo import models
-from bg_demo.backend._common import Result, max_tokens, require_head, require_int, require_text, softmax
+from bg_demo.backend._common import Phrase, Result, max_tokens, require_head, require_int, require_text, softmax
 from bg_demo.backend.attention import (
     ATTENTION_MAX_TOKENS,
     ATTENTION_TYPES,
@@ -24,7 +24,7 @@ from bg_demo.backend.attention import (
 from bg_demo.backend.fill_mask import MASK_PATTERN, Prediction, fill_mask
 from bg_demo.config import LIMITS
 from bg_demo.errors import InputError
-from bg_demo.text import Text, t
+from bg_demo.text import Text
 from bg_demo.tokens import SPACE, display_token
 
 TIMING_TEXT = "The quick brown fox jumps over the lazy dog."  # the short input model_facts times
@@ -84,7 +84,7 @@ class SameWordResult(Result):
     second: str
     word: str
     same_left_context: bool  # the texts agree up to and including the word: GPT-2 reads the same input there
-    notes: tuple[str, ...]  # what makes the experiment less clean than it should be; empty when nothing does
+    notes: tuple[Phrase, ...]  # what makes the experiment less clean than it should be; empty when nothing does
     encoder: WordTrack
     decoder: WordTrack
 
@@ -160,14 +160,14 @@ def same_word(
     same_left = first[: spans[0][1]] == second[: spans[1][1]]
     notes = []
     if first == second:
-        notes.append(t("note.compare.same_sentences", word=word))
+        notes.append(Phrase("note.compare.same_sentences", {"word": word}))
     elif not same_left:
-        notes.append(t("note.compare.differ_before", word=word))
+        notes.append(Phrase("note.compare.differ_before", {"word": word}))
     encoder = word_track("encoder", texts, spans, encoder_id)
     decoder = word_track("decoder", texts, spans, decoder_id)
     for track in (encoder, decoder):
         if track.split:
-            notes.append(t(f"note.compare.split.{track.role}", word=word))
+            notes.append(Phrase(f"note.compare.split.{track.role}", {"word": word}))
     return SameWordResult(first, second, word, same_left, tuple(notes), encoder, decoder)
 
 

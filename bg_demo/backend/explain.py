@@ -23,6 +23,7 @@ import numpy as np
 from bg_demo import models
 from bg_demo.backend import entities, qa  # the modules (the package exports no functions of these names)
 from bg_demo.backend._common import (
+    Phrase,
     Result,
     check_length,
     max_tokens,
@@ -40,7 +41,6 @@ from bg_demo.backend.next_sentence import forward as next_sentence_forward
 from bg_demo.backend.next_sentence import preprocess as next_sentence_preprocess
 from bg_demo.config import LIMITS
 from bg_demo.errors import InputError
-from bg_demo.text import t
 from bg_demo.tokens import display_token, display_tokens
 
 # Integrated gradients' step count: 32 (Gauss-Legendre, Captum's default rule) keeps the completeness gap under
@@ -55,7 +55,7 @@ MAX_IG_STEPS = 256
 class Explanation(Result):
     role: str  # "encoder", "sentiment", "decoder": the model that made the prediction
     model_id: str
-    target: str  # what is explained, in words: "p('paris' at [MASK] 1)"
+    target: Phrase  # what is explained, for the UI to word: note.explain.mask {word: "paris", mask: "[MASK] 1"}
     score: float  # that probability, as the tab shows it
     tokens: tuple[str, ...]  # the input tokens, special ones included
     special: tuple[bool, ...]  # which tokens are special ([CLS], [SEP], [MASK], <|endoftext|>)
@@ -82,7 +82,7 @@ class _Target:
     inputs: dict  # input_ids first, then the other tensors the forward takes (attention_mask, token_type_ids)
     score: Callable  # forward's output -> (batch,) probability
     positions: tuple[int, ...]
-    target: str
+    target: Phrase
     forward: Callable = None  # (model, **inputs) -> output; the model's own forward unless a head needs less
 
 
@@ -114,7 +114,7 @@ def explain_fill_mask(text: str, mask: int = 0, choice: int = 0, layer: int | No
         return torch.softmax(logits.float(), dim=-1)[:, token_id]
 
     label = f"[MASK] {mask + 1}" if n_masks > 1 else "[MASK]"
-    what = t("note.explain.mask", word=word, mask=label)
+    what = Phrase("note.explain.mask", {"word": word, "mask": label})
     target = _Target(loaded, prepared.inputs, score, (position,), what, at_mask)
     return _explain(target, layer, head, steps)
 
@@ -143,7 +143,8 @@ def explain_classify(text: str, label: str | None = None, layer: int | None = No
     def logits_of(model, **inputs):
         return classify_forward(model, inputs)
 
-    return _explain(_Target(loaded, inputs, score, (0,), f"p({name})", logits_of), layer, head, steps)
+    what = Phrase("note.explain.label", {"label": name})
+    return _explain(_Target(loaded, inputs, score, (0,), what, logits_of), layer, head, steps)
 
 
 def explain_next_sentence(first: str, second: str, layer: int | None = None, head: int | None = None,
@@ -161,7 +162,8 @@ def explain_next_sentence(first: str, second: str, layer: int | None = None, hea
     def score(logits):
         return torch.softmax(logits.float(), dim=-1)[:, 0]
 
-    return _explain(_Target(loaded, inputs, score, (0,), "p(IsNext)", is_next), layer, head, steps)
+    what = Phrase("note.explain.is_next")
+    return _explain(_Target(loaded, inputs, score, (0,), what, is_next), layer, head, steps)
 
 
 def explain_next_token(text: str, token_id: int | None = None, layer: int | None = None, head: int | None = None,
@@ -195,7 +197,7 @@ def explain_next_token(text: str, token_id: int | None = None, layer: int | None
     def score(logits):
         return torch.softmax(logits.float(), dim=-1)[:, token_id]
 
-    what = t("note.explain.next", word=word)
+    what = Phrase("note.explain.next", {"word": word})
     return _explain(_Target(loaded, inputs, score, (last,), what, last_logits), layer, head, steps)
 
 
@@ -225,7 +227,7 @@ def explain_entity(text: str, entity: int = 0, aggregation: str = "average", lay
     def logits_of(model, **inputs):
         return entities.forward(model, inputs)
 
-    what = t("note.explain.entity", text=chosen.text, label=chosen.label)
+    what = Phrase("note.explain.entity", {"text": chosen.text, "label": chosen.label})
     target = _Target(loaded, prepared.inputs, score, positions, what, logits_of)
     return _explain(target, layer, head, steps)
 
@@ -247,13 +249,13 @@ def explain_answer(question: str, context: str, layer: int | None = None, head: 
     keep = torch.tensor([i == 0 or s == 1 for i, s in enumerate(sequence[:length])], device=loaded.device)
     if found.answer is None:
         first = last = 0
-        what = t("note.explain.no_answer")
+        what = Phrase("note.explain.no_answer")
     else:
         # the span's tokens: qa._decode cut the answer at their offsets, in this window
         context_tokens = [i for i, s in enumerate(sequence) if s == 1]
         first = next(i for i in context_tokens if offsets[i][0] == found.start)
         last = next(i for i in context_tokens if i >= first and offsets[i][1] == found.end)
-        what = t("note.explain.answer", answer=found.answer)
+        what = Phrase("note.explain.answer", {"answer": found.answer})
 
     def score(logits):
         start_logits, end_logits = logits

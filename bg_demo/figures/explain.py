@@ -40,7 +40,8 @@ def explanation_rows(result) -> go.Figure:
         )
     )
     head = t("fig.explain.mean_heads") if result.head is None else t("fig.explain.head_n", head=result.head)
-    title = t("fig.explain.title", target=plain(result.target), score=f"{result.score:.1%}")
+    target = t(result.target.key, **result.target.values)  # the backend names what it explains as data
+    title = t("fig.explain.title", target=plain(target), score=f"{result.score:.1%}")
     subtitle = t("fig.explain.subtitle", layer=result.layer, head=head, steps=result.steps)
     fig.update_layout(
         **base_layout(CHROME + ROW_HEIGHT * len(ROWS), title, subtitle),

@@ -88,6 +88,18 @@ class Text:
     def __repr__(self) -> str:
         return f"Text({self.key!r}, **{self.values!r})"
 
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Text) and (self.key, self.values) == (other.key, other.values)
+
+    __hash__ = None  # its values are a dict
+
+    def __reduce__(self):  # every pickle protocol (__slots__ alone needs protocol 2), e.g. in an error from a worker
+        return _text, (self.key, self.values)
+
+
+def _text(key: str, values: dict) -> Text:
+    return Text(key, **values)
+
 
 def t(key: str, lang: str | None = None, /, **values) -> str:
     """The text for `key` in `lang` (the language being served when None), with `values` filled in. A value

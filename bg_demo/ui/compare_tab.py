@@ -5,6 +5,7 @@ from __future__ import annotations
 import gradio as gr
 
 from bg_demo import backend, figures
+from bg_demo.text import tables
 from bg_demo.ui import common
 from bg_demo.ui.links import Page, share_row
 from bg_demo.ui.strings import joined, rows, t, table
@@ -13,6 +14,7 @@ ROLES = ("encoder", "decoder")
 FACTS = ("model_id", "architecture", "layers", "heads", "hidden_size", "body_parameters", "head_parameters",
          "parameters", "missing_heads", "vocab_size")
 FACTS += ("position_embedding", "max_positions", "max_length", "attention_type")  # then the forward time
+KINDS = ("position_embedding", "attention_type")  # facts the backend gives as identifiers ("learned absolute")
 
 
 def attend(text: str, encoder: str | None = None, decoder: str | None = None, progress=gr.Progress()):
@@ -43,7 +45,8 @@ def word_vectors(first: str, second: str, word: str, encoder: str | None = None,
                  progress=gr.Progress()):
     result = common.run("encoder", backend.same_word, first, second, word, encoder_id=encoder or None,
                         decoder_id=decoder or None, progress=progress)
-    note = common.plain(" ".join(result.notes)) if result.notes else t("compare.same.clean", word=common.plain(result.word))
+    notes = " ".join(t(note.key, **note.values) for note in result.notes)
+    note = common.plain(notes) if notes else t("compare.same.clean", word=common.plain(result.word))
     return figures.same_word_lines(result), note, result.to_dict()
 
 
@@ -80,6 +83,9 @@ def _value(facts, name: str) -> str:
         return t("compare.facts.tied", n=value)
     if name == "missing_heads":
         return ", ".join(t(f"compare.facts.head.{head}") for head in value) or t("compare.facts.none")
+    if name in KINDS:  # worded where a text has them; a kind read from a model's config is shown as it is
+        key = f"compare.facts.kind.{value.replace(' ', '_')}"
+        return t(key) if key in tables()["en"] else value
     return f"{value:,}" if isinstance(value, int) else str(value)
 
 
