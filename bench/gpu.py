@@ -1,0 +1,474 @@
+"""The app's figures on one device (a GPU when there is one), through the backend's public API, side by side in one run.
+
+    python bench/gpu.py [--device cuda] [--size base|tiny] [--students 1,20,64] [--new-tokens 64] [--repeats 5]
+                        [--think 0.25] [--models DIR] [--json PATH]
+
+--size base (the default) loads random weights with the real shapes (bert-base for the encoder, NER and QA,
+DistilBERT for sentiment, GPT-2 for the decoder; the tiny models' tokenizers feed them, as in bench/limits.py),
+built in a temporary folder unless --models names a folder to keep them in (built there the first time, then read
+from it). --size tiny loads the project's tiny models (`bg_demo.testing`): a smoke run of every phase on a CPU in
+about a minute. --device sets BG_DEMO_DEVICE (default: the app's own choice, CUDA first); the dtype is the app's
+(float16 on CUDA). Each figure is the median of --repeats runs after a warm-up; the variants of a table take turns,
+so whatever else loads the machine hits them alike. No timing is asserted; the targets are printed beside them.
+
+1. the device, dtype, versions, and each role's model (parameters, MB, load time).
+2. lone: each task alone (fill-mask, sentiment, entities, Q&A, next sentence, attention on the encoder and on the
+   decoder, logit lens, one fill-mask explanation).
+3. decoding: N students (--students) each submit a greedy --new-tokens generation at the same moment from their own
+   thread (`backend.submit_generation`, one client id each: the batched engine), against one left-padded
+   `model.generate` batch of the same prompts on the same model: new tokens/s, engine/generate, and N ÷ one
+   stream (targets: one stream >= 1.0x generate; 64 students >= 30x one stream).
+4. the BERT tabs under load: while the largest class generates, one thread per tab (fill-mask, sentiment,
+   entities, Q&A) sends its request, reads the answer for about --think seconds, and sends again; p50/p95
+   against the tab's lone latency (target: p95 <= 3x lone), --repeats bursts pooled.
+5. memory: the peak of each phase and variant (CUDA: torch.cuda.max_memory_allocated; CPU: the process's peak
+   resident memory, VmHWM) and what stays allocated (resident) after it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]  # bench/engine.py imports bench_cpu as a top-level module
+
+from bench.bench_cpu import median_seconds  # noqa: E402 - after the path is set
+from bench.classroom import CALLS, TEXT, percentile, rss_mb, together  # noqa: E402
+from bench.engine import PROMPTS  # noqa: E402
+from bench.limits import FIRST, build_all, hwm_mb, reset_peak  # noqa: E402
+
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # transformers' loading bars, one per model
+
+MB = 2**20
+BERT_TABS = ("fill-mask", "sentiment", "entities", "Q&A")
+NEXT_SENTENCE = ("The man went to the store.", "He bought a gallon of milk.")
+LOAD_TARGET = 3.0  # p95 under load / lone
+STREAM_TARGET = 1.0  # one stream through the engine / raw generate
+CLASS_TARGET = (64, 30.0)  # 64 students >= 30x one stream's rate
+
+
+# --- models ----------------------------------------------------------------------------------------------------------
+
+
+def prepare_models(size: str, folder: str | None) -> str:
+    """A folder with encoder/ sentiment/ ner/ qa/ decoder/ of `size`: `folder` as it is when it has all five,
+    else built (into `folder` when given, kept; else into a temporary one, removed at exit)."""
+    from bg_demo.config import ROLES
+    from bg_demo.testing import build_tiny_models
+
+    if folder and all((Path(folder) / role / "config.json").is_file() for role in ROLES):
+        return folder
+    started = time.perf_counter()
+    if size == "tiny":
+        if not folder:
+            folder = tempfile.mkdtemp(prefix="bg-demo-gpu-tiny-")
+            import atexit
+
+            atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        build_tiny_models(folder)
+    else:
+        built = build_all()  # a temporary folder, removed at exit unless moved away
+        if folder:
+            Path(folder).mkdir(parents=True, exist_ok=True)
+            for role in ROLES:
+                shutil.rmtree(Path(folder) / role, ignore_errors=True)
+                shutil.move(str(Path(built) / role), str(Path(folder) / role))
+        else:
+            folder = built
+    print(f"built the {size} models in {folder} in {time.perf_counter() - started:.0f} s", flush=True)
+    return folder
+
+
+def point_app_at(folder: str, device: str | None) -> None:
+    """The app reads its models from `folder` and runs on `device` (its own choice when None): set before the
+    settings are first read, and read again."""
+    from bg_demo import config
+
+    os.environ["BG_DEMO_MODEL_DIR"] = folder
+    for role in config.ROLES:
+        os.environ.pop(f"BG_DEMO_{role.upper()}", None)  # BG_DEMO_<ROLE> would win over the folder
+    if device:
+        os.environ["BG_DEMO_DEVICE"] = device
+    config.settings.cache_clear()
+
+
+def sync() -> None:
+    """Wait for the device's queued work (CUDA runs asynchronously), so a wall time covers it."""
+    import torch
+
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        torch.cuda.synchronize()
+
+
+# --- memory ----------------------------------------------------------------------------------------------------------
+
+
+class Memory:
+    """The peak of each phase (the largest over its runs) and what stays after it: CUDA's allocator on a CUDA
+    device, else this process's resident memory (VmHWM, reset before each run where the kernel allows)."""
+
+    def __init__(self, device: str):
+        import torch
+
+        self.cuda = device.startswith("cuda") and torch.cuda.is_available()
+        self.phases: dict[str, dict] = {}
+        self.peak_resets = True
+
+    @contextmanager
+    def phase(self, name: str):
+        import torch
+
+        if self.cuda:
+            sync()
+            torch.cuda.reset_peak_memory_stats()
+        else:
+            self.peak_resets &= reset_peak(os.getpid())
+        try:
+            yield
+        finally:
+            if self.cuda:
+                sync()
+                now = dict(peak_mb=torch.cuda.max_memory_allocated() / MB, after_mb=torch.cuda.memory_allocated() / MB,
+                           reserved_mb=torch.cuda.max_memory_reserved() / MB)
+            else:
+                now = dict(peak_mb=hwm_mb(os.getpid()), after_mb=rss_mb())
+            seen = self.phases.setdefault(name, now)
+            for key, value in now.items():
+                seen[key] = max(seen[key], value) if key != "after_mb" else value
+
+    def wrap(self, name: str, fn):
+        def run():
+            with self.phase(name):
+                return fn()
+        return run
+
+    def print(self) -> None:
+        kind = "CUDA allocated (max_memory_allocated)" if self.cuda else "process resident (VmHWM / VmRSS)"
+        print(f"\n5. memory, {kind}, MB")
+        print(f"{'phase':44s} {'peak':>9s} {'after':>9s}" + (f" {'reserved':>9s}" if self.cuda else ""))
+        for name, seen in self.phases.items():
+            line = f"{name:44s} {seen['peak_mb']:9.0f} {seen['after_mb']:9.0f}"
+            print(line + (f" {seen['reserved_mb']:9.0f}" if self.cuda else ""))
+        if not self.cuda and not self.peak_resets:
+            print("(the kernel refused to reset VmHWM: each peak is since the process started)")
+
+
+# --- 1. the device and the models ------------------------------------------------------------------------------------
+
+
+def environment() -> dict:
+    import torch
+    import transformers
+
+    from bg_demo import config
+
+    settings = config.settings()
+    info = dict(device=settings.device, dtype=settings.dtype, torch=torch.__version__,
+                transformers=transformers.__version__, cpus=os.cpu_count(), torch_threads=torch.get_num_threads())
+    if settings.device.startswith("cuda") and torch.cuda.is_available():
+        index = torch.device(settings.device).index or 0
+        properties = torch.cuda.get_device_properties(index)
+        info |= dict(gpu=torch.cuda.get_device_name(index), gpu_memory_gb=properties.total_memory / 2**30,
+                     cuda=torch.version.cuda, capability=f"{properties.major}.{properties.minor}")
+    return info
+
+
+def load_all(memory: Memory) -> list[dict]:
+    """Every role's model loaded (as a first request would), and what it is."""
+    from bg_demo import config, models
+
+    rows = []
+    with memory.phase("models loaded"):
+        for role in config.ROLES:
+            loaded = models.get(role)
+            parameters = {id(p): p.numel() for p in loaded.model.parameters()}  # a tied weight once
+            rows.append(dict(role=role, model=loaded.model_id, cls=type(loaded.model).__name__,
+                             parameters=sum(parameters.values()), mb=loaded.nbytes / MB,
+                             dtype=str(next(loaded.model.parameters()).dtype).removeprefix("torch."),
+                             device=str(loaded.device), load_s=loaded.load_seconds))
+    return rows
+
+
+def print_environment(info: dict, rows: list[dict]) -> None:
+    print("\n1. device and models")
+    where = f"{info['gpu']} ({info['gpu_memory_gb']:.0f} GiB, CUDA {info['cuda']}, sm {info['capability']})" \
+        if "gpu" in info else f"{info['cpus']} CPUs, {info['torch_threads']} torch threads"
+    print(f"device {info['device']}: {where}; dtype {info['dtype']}; torch {info['torch']}, "
+          f"transformers {info['transformers']}")
+    print(f"{'role':10s} {'model':12s} {'class':38s} {'params M':>9s} {'MB':>7s} {'dtype':>9s} {'load s':>7s}")
+    for row in rows:
+        print(f"{row['role']:10s} {row['model'][:12]:12s} {row['cls']:38s} {row['parameters'] / 1e6:9.2f} "
+              f"{row['mb']:7.1f} {row['dtype']:>9s} {row['load_s']:7.1f}")
+
+
+# --- 2. lone latency -------------------------------------------------------------------------------------------------
+
+
+def tasks() -> dict:
+    """Each tab's request, as the app makes it (the texts the other benches send)."""
+    from bg_demo import backend
+
+    fill_text, classify_text = CALLS["/fill_mask"][0], CALLS["/classify"][0]
+    return {
+        "fill-mask": lambda: backend.fill_mask(fill_text, 5),
+        "sentiment": lambda: backend.classify(classify_text),
+        "entities": lambda: backend.recognize_entities(FIRST["/ner"][0]),
+        "Q&A": lambda: backend.answer(*FIRST["/qa"]),
+        "next sentence": lambda: backend.next_sentence(*NEXT_SENTENCE),
+        "attention (encoder)": lambda: backend.attention(TEXT, "encoder"),
+        "attention (decoder)": lambda: backend.attention(TEXT, "decoder"),
+        "logit lens": lambda: backend.logit_lens(TEXT),
+        "explanation (fill-mask)": lambda: backend.explain_fill_mask(fill_text),
+    }
+
+
+def lone(repeats: int, memory: Memory) -> dict:
+    """Each task's median latency; a task that fails (a model or dtype the device cannot run it with) is reported
+    and left out, and the others still run."""
+    variants, failed = {}, {}
+    for name, fn in tasks().items():
+        try:
+            memory.wrap(f"lone: {name}", fn)()  # its first call, before any is timed
+            variants[name] = memory.wrap(f"lone: {name}", fn)
+        except Exception as exc:  # noqa: BLE001 - reported
+            failed[name] = f"{type(exc).__name__}: {exc}"[:300]
+    result = median_seconds(variants, repeats)
+    print(f"\n2. lone latency (median of {repeats} after a warm-up)")
+    print(f"{'task':26s} {'ms':>9s}")
+    for name, seconds in result.items():
+        print(f"{name:26s} {seconds * 1000:9.1f}")
+    for name, error in failed.items():
+        print(f"{name:26s} failed: {error}")
+    return result | {name: float("nan") for name in failed}
+
+
+# --- 3. decoding -----------------------------------------------------------------------------------------------------
+
+
+def class_prompts(n: int) -> list[str]:
+    return [PROMPTS[i % len(PROMPTS)] for i in range(n)]
+
+
+def through_engine(n: int, new_tokens: int, runs: list, started_event: threading.Event | None = None) -> None:
+    """`n` students submit a greedy generation each at the same moment, from their own thread with their own client
+    id, and read it to the end; appends {tokens, wall, first token times, stopped, errors} to `runs`."""
+    from bg_demo import backend
+
+    settings = backend.GenerationSettings(strategy="greedy", max_new_tokens=new_tokens, num_return_sequences=1)
+    prompts = class_prompts(n)
+    finals, firsts, errors = [None] * n, [None] * n, []
+
+    def student(i: int) -> None:
+        started = time.perf_counter()
+        try:
+            for result in backend.submit_generation(prompts[i], settings, client=f"student-{i}"):
+                if firsts[i] is None and result.n_tokens:
+                    firsts[i] = time.perf_counter() - started
+                    if started_event is not None:
+                        started_event.set()
+                finals[i] = result
+        except Exception as exc:  # noqa: BLE001 - counted and reported
+            errors.append(f"{type(exc).__name__}: {exc}")
+
+    wall = together([lambda i=i: student(i) for i in range(n)])
+    done = [final for final in finals if final is not None and final.done]
+    runs.append(dict(wall=wall, tokens=sum(final.n_tokens for final in done), firsts=[f for f in firsts if f],
+                     stopped=Counter(final.stopped for final in done), errors=errors + ["no final result"] * (n - len(done))))
+
+
+def padded_generate(prompts: list[str], new_tokens: int) -> None:
+    """One left-padded `model.generate` batch of `prompts` on the app's decoder (pad = end of text, with an
+    attention mask), each making exactly `new_tokens`, in the model's device turn as the engine's steps are."""
+    import torch
+
+    from bg_demo import models
+
+    loaded = models.get("decoder")
+    with loaded.use(batch=True) as (tokenizer, model):
+        rows = [tokenizer(prompt)["input_ids"] for prompt in prompts]
+        width, pad = max(map(len, rows)), tokenizer.eos_token_id
+        ids = torch.tensor([[pad] * (width - len(row)) + row for row in rows], device=loaded.device)
+        mask = torch.tensor([[0] * (width - len(row)) + [1] * len(row) for row in rows], device=loaded.device)
+        with torch.inference_mode():
+            out = model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=new_tokens,
+                                 min_new_tokens=new_tokens, do_sample=False, pad_token_id=pad)
+        sync()
+    if out.shape[1] != width + new_tokens:
+        raise RuntimeError(f"generate made {out.shape[1] - width} tokens, not {new_tokens}")
+
+
+def decoding(students: list[int], new_tokens: int, repeats: int, memory: Memory) -> list[dict]:
+    from bg_demo.config import LIMITS
+
+    runs: dict[int, list] = {n: [] for n in students}
+    variants = {}
+    for n in students:
+        variants[f"engine, {n} students"] = memory.wrap(f"engine: {n} students",
+                                                        lambda n=n: through_engine(n, new_tokens, runs[n]))
+        variants[f"generate, {n} prompts"] = memory.wrap(f"model.generate: {n} prompts",
+                                                         lambda n=n: padded_generate(class_prompts(n), new_tokens))
+    result = median_seconds(variants, repeats)
+    rows = []
+    for n in students:
+        timed = runs[n][1:]  # the first was the warm-up
+        tokens = statistics.median(run["tokens"] for run in timed)
+        firsts = [f for run in timed for f in run["firsts"]]
+        engine_s, generate_s = result[f"engine, {n} students"], result[f"generate, {n} prompts"]
+        rows.append(dict(students=n, engine_s=engine_s, engine_tokens=tokens, engine_tps=tokens / engine_s,
+                         generate_s=generate_s, generate_tps=n * new_tokens / generate_s,
+                         first_token_p50_s=percentile(firsts, 0.5), first_token_p95_s=percentile(firsts, 0.95),
+                         stopped=dict(sum((run["stopped"] for run in timed), Counter())),
+                         errors=[e for run in runs[n] for e in run["errors"]]))
+    one = next((row for row in rows if row["students"] == 1), None)
+    for row in rows:
+        row["engine_vs_generate"] = row["engine_tps"] / row["generate_tps"]
+        row["engine_vs_one_stream"] = row["engine_tps"] / one["engine_tps"] if one else None
+        row["generate_vs_one_stream"] = row["generate_tps"] / one["generate_tps"] if one else None
+
+    print(f"\n3. decoding: greedy, {new_tokens} new tokens per student, median of {repeats} after a warm-up; "
+          f"the engine runs at most {LIMITS.batch_rows} rows at once (LIMITS.batch_rows), later students wait")
+    print(f"{'students':>8s} {'engine s':>9s} {'tok/s':>9s} {'generate s':>11s} {'tok/s':>9s} {'eng/gen':>8s} "
+          f"{'eng N÷1':>8s} {'gen N÷1':>8s} {'1st tok p50':>12s} {'p95':>7s}  stopped")
+    for row in rows:
+        ratio = (f"{row['engine_vs_one_stream']:7.1f}x {row['generate_vs_one_stream']:7.1f}x" if one
+                 else f"{'-':>8s} {'-':>8s}")
+        stopped = ", ".join(f"{k} {v}" for k, v in row["stopped"].items())
+        print(f"{row['students']:8d} {row['engine_s']:9.3f} {row['engine_tps']:9.1f} {row['generate_s']:11.3f} "
+              f"{row['generate_tps']:9.1f} {row['engine_vs_generate']:7.2f}x {ratio} "
+              f"{row['first_token_p50_s'] * 1000:10.0f}ms {row['first_token_p95_s'] * 1000:5.0f}ms  {stopped}")
+        for error in Counter(row["errors"]).most_common(3):
+            print(f"  {row['students']} students: {error[1]} x {error[0][:200]}")
+    if one:
+        print(f"one stream through the engine: {one['engine_vs_generate']:.2f}x raw generate "
+              f"(target >= {STREAM_TARGET:.1f}x)")
+    students_target, speedup_target = CLASS_TARGET
+    for row in rows:
+        if one and row["students"] == students_target:
+            print(f"{students_target} students: {row['engine_vs_one_stream']:.1f}x one stream's rate "
+                  f"(target >= {speedup_target:.0f}x)")
+    if any(row["engine_tokens"] < row["students"] * new_tokens for row in rows):
+        print("(some streams stopped before --new-tokens, at end of text or the time budget: the engine's rates "
+              "count the tokens made)")
+    return rows
+
+
+# --- 4. the BERT tabs under load -------------------------------------------------------------------------------------
+
+
+def under_load(n: int, new_tokens: int, repeats: int, think: float, alone: dict, memory: Memory) -> dict:
+    """While `n` students generate, one thread per BERT tab sends its request, reads the answer about `think`
+    seconds (0.5x to 1.5x, at random), and sends again, from the class's first token until its last student is done."""
+    every = tasks()
+    latencies = {name: [] for name in BERT_TABS}
+    bursts, errors = [], Counter()
+    for burst in range(repeats):
+        generating, finished = threading.Event(), threading.Event()
+
+        def tab(name: str, rng: random.Random) -> None:
+            generating.wait()
+            while not finished.is_set():
+                started = time.perf_counter()
+                try:
+                    every[name]()
+                    latencies[name].append(time.perf_counter() - started)
+                except Exception as exc:  # noqa: BLE001 - counted and reported
+                    errors[f"{name}: {type(exc).__name__}: {exc}"[:200]] += 1
+                finished.wait(think * rng.uniform(0.5, 1.5))
+
+        threads = [threading.Thread(target=tab, args=(name, random.Random(burst * 10 + i)))
+                   for i, name in enumerate(BERT_TABS)]
+        for thread in threads:
+            thread.start()
+        with memory.phase(f"under load: {n} students + BERT tabs"):
+            through_engine(n, new_tokens, bursts, generating)
+            finished.set()
+            generating.set()  # even if no token came
+            for thread in threads:
+                thread.join()
+    tokens, wall = sum(b["tokens"] for b in bursts), sum(b["wall"] for b in bursts)
+    rows = {}
+    print(f"\n4. the BERT tabs while {n} students generate {new_tokens} greedy tokens each: one thread per tab, "
+          f"~{think:.2f} s between requests, {repeats} bursts pooled")
+    print(f"{'tab':12s} {'calls':>6s} {'lone ms':>8s} {'p50 ms':>8s} {'p95 ms':>8s} {'max ms':>8s} {'p50/lone':>9s} "
+          f"{'p95/lone':>9s}")
+    for name, values in latencies.items():
+        base = alone[name]
+        p50, p95 = percentile(values, 0.5), percentile(values, 0.95)
+        worst = max(values, default=float("nan"))
+        rows[name] = dict(calls=len(values), lone_s=base, p50_s=p50, p95_s=p95, max_s=worst, p50_vs_lone=p50 / base,
+                          p95_vs_lone=p95 / base)
+        print(f"{name:12s} {len(values):6d} {base * 1000:8.1f} {p50 * 1000:8.1f} {p95 * 1000:8.1f} {worst * 1000:8.1f} "
+              f"{p50 / base:8.1f}x {p95 / base:8.1f}x")
+    print(f"target: p95 <= {LOAD_TARGET:.0f}x lone; decoding meanwhile {tokens / wall:.1f} tokens/s "
+          f"({tokens} tokens in {wall:.2f} s over {repeats} bursts)")
+    generation_errors = [e for b in bursts for e in b["errors"]]
+    for error, count in (errors + Counter(generation_errors)).most_common(5):
+        print(f"  failed {count} x {error}")
+    return dict(students=n, tabs=rows, decoding_tps=tokens / wall, errors=dict(errors),
+                generation_errors=generation_errors)
+
+
+# --- main ------------------------------------------------------------------------------------------------------------
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", help="sets BG_DEMO_DEVICE (cuda, cuda:1, cpu, mps); default: the app's choice")
+    parser.add_argument("--size", choices=("base", "tiny"), default="base")
+    parser.add_argument("--students", default="1,20,64", help="comma-separated class sizes; the largest also loads "
+                        "the BERT tabs in phase 4")
+    parser.add_argument("--new-tokens", type=int, default=64)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--think", type=float, default=0.25, help="phase 4: seconds between one tab's requests")
+    parser.add_argument("--models", help="a folder for the models of --size: read if it has all five roles, "
+                        "else built there and kept")
+    parser.add_argument("--json", help="write every figure to this file")
+    args = parser.parse_args()
+    try:
+        students = sorted({int(n) for n in args.students.split(",") if n.strip()})
+    except ValueError:
+        parser.error(f"--students takes comma-separated numbers, e.g. 1,20,64; got {args.students!r}")
+    if not students or min(students) < 1 or args.new_tokens < 1 or args.repeats < 1:
+        parser.error("--students, --new-tokens and --repeats must be positive")
+
+    started = time.perf_counter()
+    folder = prepare_models(args.size, args.models)
+    point_app_at(folder, args.device)
+    from bg_demo import config
+
+    memory = Memory(config.settings().device)
+    info = environment()
+    rows = load_all(memory)
+    print_environment(info, rows)
+    print(f"models: {args.size} ({folder})", flush=True)
+
+    alone = lone(args.repeats, memory)
+    decoded = decoding(students, args.new_tokens, args.repeats, memory)
+    loaded = under_load(max(students), args.new_tokens, args.repeats, args.think, alone, memory)
+    memory.print()
+    print(f"\nall in {time.perf_counter() - started:.0f} s")
+
+    if args.json:
+        figures = dict(environment=info, size=args.size, new_tokens=args.new_tokens, repeats=args.repeats,
+                       models=rows, lone_s=alone, decoding=decoded, under_load=loaded, memory=memory.phases,
+                       memory_kind="cuda_allocated" if memory.cuda else "process_resident")
+        Path(args.json).write_text(json.dumps(figures, indent=2, default=str) + "\n")
+        print(f"figures written to {args.json}")
+    failed = any(row["errors"] for row in decoded) or loaded["errors"] or loaded["generation_errors"]
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
