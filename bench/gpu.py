@@ -175,7 +175,8 @@ def environment() -> dict:
     from bg_demo import config
 
     settings = config.settings()
-    info = dict(device=settings.device, dtype=settings.dtype, torch=torch.__version__,
+    dtypes = ", ".join(f"{role} {dtype}" for role, dtype in settings.dtypes.items())
+    info = dict(device=settings.device, dtype=dtypes, torch=torch.__version__,
                 transformers=transformers.__version__, cpus=os.cpu_count(), torch_threads=torch.get_num_threads())
     if settings.device.startswith("cuda") and torch.cuda.is_available():
         index = torch.device(settings.device).index or 0

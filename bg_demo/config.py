@@ -126,16 +126,32 @@ class Limits:
 DEFAULT_MEMORY_BUDGET_GB = 6.0
 
 
+# Each role's weights on a CUDA GPU (BG_DEMO_DTYPE=float32|float16|bfloat16 sets one for every role); the CPU and
+# Apple's MPS always use float32. The decoder is float16: its work is decoding a whole class at once, bound by how
+# fast the weights and the KV cache are read, and half the bytes are half the cache (32 rows of 1,024 tokens: GPT-2
+# 1.2 GB instead of 2.4, gpt2-medium 3.2 instead of 6.4), while what its tabs show survives: logits are turned
+# into probabilities in float32, and fp16's 11-bit mantissa keeps a shown probability to its third digit. The BERT
+# roles stay float32: each request is one forward pass of a few milliseconds on any GPU, so half precision would
+# buy nothing there, and their tabs print probabilities, attention to three decimals and attributions whose
+# completeness gap (integrated gradients, whose gradients fp16 would round) is printed beside them. bfloat16 keeps
+# only 8 bits (a probability to about two digits) and a T4, a common Space GPU, has no fast bfloat16.
+CUDA_DTYPES = {"encoder": "float32", "sentiment": "float32", "ner": "float32", "qa": "float32", "decoder": "float16"}
+DTYPES = ("float32", "float16", "bfloat16")
+
+
 @dataclass(frozen=True)
 class Settings:
     sources: dict[str, str]  # role -> Hub id or local folder
     device: str  # "cuda", "mps" or "cpu"
-    dtype: str  # torch dtype name: "float16" on CUDA, "float32" elsewhere
+    dtypes: dict[str, str]  # role -> torch dtype name of its weights (see CUDA_DTYPES)
     model_dir: str = ""  # BG_DEMO_MODEL_DIR: DIR/<role> and DIR/hub/<org>--<name> hold local copies
     memory_budget: int = int(DEFAULT_MEMORY_BUDGET_GB * 2**30)  # bytes of weights kept loaded at once
 
     def source(self, role: str) -> str:
         return self.sources[role]
+
+    def dtype(self, role: str) -> str:
+        return self.dtypes[role]
 
     def location(self, model_id: str) -> str:
         """Where a model loads from: an allowed Hub id from its local copy when there is one (see `hub_folder`),
@@ -207,6 +223,16 @@ def choose_device(env=os.environ) -> str:
     return "cpu"
 
 
+def dtypes(device: str, env=os.environ) -> dict[str, str]:
+    """Each role's dtype on `device`: float32 off CUDA; on CUDA, BG_DEMO_DTYPE for every role, else CUDA_DTYPES."""
+    if not device.startswith("cuda"):
+        return dict.fromkeys(ROLES, "float32")
+    wanted = env.get("BG_DEMO_DTYPE", "").strip().lower()
+    if wanted and wanted not in DTYPES:
+        raise ValueError(f"BG_DEMO_DTYPE must be one of {', '.join(DTYPES)}; got {wanted!r}")
+    return dict.fromkeys(ROLES, wanted) if wanted else dict(CUDA_DTYPES)
+
+
 @functools.cache
 def settings() -> Settings:
     """The settings, read from the environment on first use (tests call `settings.cache_clear()`)."""
@@ -214,7 +240,7 @@ def settings() -> Settings:
     return Settings(
         sources={role: model_source(role) for role in ROLES},
         device=device,
-        dtype="float16" if device.startswith("cuda") else "float32",
+        dtypes=dtypes(device),
         model_dir=os.environ.get("BG_DEMO_MODEL_DIR", "").strip(),
         memory_budget=memory_budget(),
     )

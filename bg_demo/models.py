@@ -292,7 +292,8 @@ def load_model(role: str, model_id: str) -> LoadedModel:
     for, and its size."""
     settings = config.settings()
     location = settings.location(model_id)
-    log.info("loading the %s model %s from %s on %s", role, model_id, location, settings.device)
+    log.info("loading the %s model %s from %s on %s in %s", role, model_id, location, settings.device,
+             settings.dtype(role))
     try:
         with _LOADING:
             started = time.perf_counter()  # from the moment it loads, not from when it began to wait
@@ -301,7 +302,7 @@ def load_model(role: str, model_id: str) -> LoadedModel:
 
             tokenizer = load_tokenizer(location, config.TOKENIZER_OPTIONS.get(model_id, {}))
             model_class = getattr(transformers, MODEL_CLASSES[role])
-            model, info = _from_pretrained(model_class, location, dtype=getattr(torch, settings.dtype),
+            model, info = _from_pretrained(model_class, location, dtype=getattr(torch, settings.dtype(role)),
                                            output_loading_info=True)
             model.to(settings.device).eval()
     except Exception as exc:  # noqa: BLE001 - every failure must reach the user as one actionable message

@@ -35,6 +35,28 @@ def hub_models(tmp_path_factory):
     return build_hub_models(tmp_path_factory.mktemp("hub-models"))
 
 
+# The suite's two switches. BG_DEMO_TEST_DEVICE: the device every test runs on ("cuda" on a GPU machine; parity
+# tests then compare against transformers' float32 references within the dtype's tolerance). BG_DEMO_TEST_ZEROGPU=1:
+# every model call goes through the ZeroGPU stand-in (a forked worker, everything pickled), as on a ZeroGPU Space.
+TEST_DEVICE = os.environ.get("BG_DEMO_TEST_DEVICE", "cpu").strip() or "cpu"
+TEST_ZEROGPU = os.environ.get("BG_DEMO_TEST_ZEROGPU", "").strip() == "1"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def zero_gpu_everywhere():
+    """With BG_DEMO_TEST_ZEROGPU=1, the whole session's model calls cross the ZeroGPU stand-in's boundary."""
+    if not TEST_ZEROGPU:
+        yield None
+        return
+    from bg_demo import gpu
+    from bg_demo.testing import ForkingSpaces
+
+    spaces = ForkingSpaces()
+    gpu.prepare(spaces)
+    yield spaces
+    gpu.stop_using()
+
+
 @pytest.fixture(autouse=True)
 def tiny_env(tiny_dir, monkeypatch):
     """Every test runs on the tiny models, with no role override from the user's shell."""
@@ -43,7 +65,7 @@ def tiny_env(tiny_dir, monkeypatch):
     for role in config.ROLES:
         monkeypatch.delenv(f"BG_DEMO_{role.upper()}", raising=False)
     monkeypatch.setenv("BG_DEMO_MODEL_DIR", str(tiny_dir))
-    monkeypatch.setenv("BG_DEMO_DEVICE", "cpu")
+    monkeypatch.setenv("BG_DEMO_DEVICE", TEST_DEVICE)
     config.settings.cache_clear()
     yield tiny_dir
     config.settings.cache_clear()
@@ -58,7 +80,7 @@ def pipeline_for(tiny_dir):
 
     def make(task: str, role: str):
         if (task, role) not in cache:
-            cache[task, role] = pipeline(task, model=str(tiny_dir / role), device="cpu")
+            cache[task, role] = pipeline(task, model=str(tiny_dir / role), device=TEST_DEVICE)
         return cache[task, role]
 
     return make

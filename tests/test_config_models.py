@@ -32,7 +32,7 @@ def test_device_choice_prefers_cuda_then_mps_and_honours_the_override(monkeypatc
     assert config.choose_device({}) == "mps"
     monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
     assert config.choose_device({}) == "cpu"
-    assert config.settings().dtype == "float32"  # tests pin BG_DEMO_DEVICE=cpu: full precision
+    assert set(config.settings().dtypes.values()) == {"float32"}  # tests pin BG_DEMO_DEVICE=cpu: full precision
 
 
 def test_importing_the_app_loads_no_model_and_no_torch():
@@ -107,3 +107,12 @@ def test_eager_attention_only_inside_use():
     with loaded.use(eager_attention=True) as (_, model):
         assert model.config._attn_implementation == "eager"
     assert loaded.model.config._attn_implementation == before
+
+
+def test_each_role_has_its_dtype_on_cuda_and_float32_elsewhere():
+    assert config.dtypes("cpu", {"BG_DEMO_DTYPE": "float16"}) == dict.fromkeys(config.ROLES, "float32")
+    on_cuda = config.dtypes("cuda", {})
+    assert on_cuda["decoder"] == "float16" and {on_cuda[role] for role in config.ROLES if role != "decoder"} == {"float32"}
+    assert config.dtypes("cuda:1", {"BG_DEMO_DTYPE": "bfloat16"}) == dict.fromkeys(config.ROLES, "bfloat16")
+    with pytest.raises(ValueError, match="BG_DEMO_DTYPE"):
+        config.dtypes("cuda", {"BG_DEMO_DTYPE": "int8"})
