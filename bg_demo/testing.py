@@ -465,6 +465,11 @@ class ForkingSpaces:
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, float]] = []  # (first argument: the dispatched backend function, duration)
+        self.workers: list = []  # every worker process started, alive or ended
+
+    def live(self) -> int:
+        """Workers still running: a GPU held."""
+        return sum(worker.is_alive() for worker in self.workers)
 
     def GPU(self, task=None, *, duration=None, size=None):  # noqa: N802 - the name `spaces` gives it
         if task is None:
@@ -479,7 +484,7 @@ class ForkingSpaces:
         def call(*args, **kwargs):
             seconds = duration(*args, **kwargs) if callable(duration) else (duration or 60)
             self.calls.append((args[0] if args else "", seconds))
-            return _forked_stream(task, args, kwargs)
+            return _forked_stream(task, args, kwargs, self.workers)
 
         return call
 
@@ -488,7 +493,7 @@ class ZeroGPUWorkerError(RuntimeError):
     """What ZeroGPU raises in the main process for a worker's exception that is not a gradio error."""
 
 
-def _forked_stream(task, args, kwargs):
+def _forked_stream(task, args, kwargs, workers: list):
     import multiprocessing
     import pickle
     import threading
@@ -499,6 +504,7 @@ def _forked_stream(task, args, kwargs):
     payload = pickle.dumps((args, kwargs))  # what ZeroGPU sends its worker: arguments that do not pickle fail here
     worker = context.Process(target=_worker, args=(task, payload, sending, stop), daemon=True)
     worker.start()
+    workers.append(worker)
     sending.close()
     threading.Thread(target=worker.join, daemon=True).start()  # reaped whenever it ends
     try:

@@ -57,6 +57,20 @@ def zero_gpu_everywhere():
     gpu.stop_using()
 
 
+@pytest.fixture
+def in_flight(zero_gpu_everywhere):
+    """How many generations are running now: the decoder engine's rows in this process, or on ZeroGPU the GPU
+    workers still alive (each generation is one)."""
+    from bg_demo import gpu, models
+
+    if gpu.zero_gpu():
+        return gpu._spaces.live
+    from bg_demo.backend.generation import engine
+
+    decoding = engine.engine_for(models.get("decoder"))
+    return lambda: decoding.rows
+
+
 @pytest.fixture(autouse=True)
 def tiny_env(tiny_dir, monkeypatch):
     """Every test runs on the tiny models, with no role override from the user's shell."""

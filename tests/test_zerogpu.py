@@ -1,0 +1,157 @@
+"""On ZeroGPU: every model call crosses to a forked GPU worker and back by pickle (`bg_demo.testing.ForkingSpaces`,
+the stand-in for `spaces`), and none runs in the main process, which has no GPU there."""
+
+import os
+import time
+
+import pytest
+from gradio_client import Client
+
+from bg_demo import backend, gpu, models, text
+from bg_demo.errors import InputError
+from bg_demo.testing import ForkingSpaces
+from tests.test_boundary import CALLS, _steady
+
+
+@pytest.fixture
+def zero_gpu(zero_gpu_everywhere):
+    """The stand-in for this test (or the session's, with BG_DEMO_TEST_ZEROGPU=1)."""
+    if zero_gpu_everywhere is not None:
+        yield zero_gpu_everywhere
+        return
+    spaces = ForkingSpaces()
+    gpu.prepare(spaces)
+    yield spaces
+    gpu.stop_using()
+
+
+@pytest.fixture
+def main_process_forwards():
+    """The pids of every module forward run in this process from now on (a forked worker records in its own copy)."""
+    import torch
+
+    here, seen = os.getpid(), []
+    hook = torch.nn.modules.module.register_module_forward_pre_hook(
+        lambda module, args: seen.append(os.getpid()) if os.getpid() == here else None)
+    yield seen
+    hook.remove()
+
+
+@pytest.mark.parametrize("name", ["fill_mask", "answer", "generate", "generate_stream", "compare", "next_token",
+                                  "explain_fill_mask", "explain_generation"])
+def test_a_call_crosses_to_a_worker_and_gives_what_it_gives_here(name, zero_gpu, main_process_forwards):
+    across = CALLS[name]()
+    assert main_process_forwards == []  # the main process ran no forward pass: the worker did
+    gpu.stop_using()
+    try:
+        here = CALLS[name]()
+    finally:
+        gpu.prepare(zero_gpu)
+    assert name in {called for called, _ in zero_gpu.calls}
+    compact = getattr(here, "compact", None)  # attention maps cross as the views keep them
+    _assert_close(_steady(across.to_dict()), _steady((compact() if compact else here).to_dict()))
+
+
+def _assert_close(a, b, path="result"):
+    """Equal, numbers to float32's rounding: a worker runs on one thread, so its sums add up in another order."""
+    if isinstance(a, dict):
+        assert a.keys() == b.keys(), path
+        for key in a:
+            _assert_close(a[key], b[key], f"{path}.{key}")
+    elif isinstance(a, list):
+        assert len(a) == len(b), path
+        for i, (x, y) in enumerate(zip(a, b)):
+            _assert_close(x, y, f"{path}[{i}]")
+    elif isinstance(a, float):
+        assert a == pytest.approx(b, rel=1e-5, abs=1e-6), path
+    else:
+        assert a == b, path
+
+
+def test_no_model_call_runs_in_the_main_process(zero_gpu):
+    loaded = models.get("encoder")
+    with pytest.raises(RuntimeError, match="outside a GPU call"):
+        with loaded.use():
+            pass
+
+
+def test_a_student_s_mistake_crosses_as_a_worded_message(zero_gpu):
+    with pytest.raises(InputError) as raised:
+        backend.fill_mask("No gap in this sentence.")
+    english = str(raised.value)
+    with text.use("ko"):
+        korean = str(raised.value)
+    assert "[MASK]" in english and korean != english and "[MASK]" in korean
+    assert zero_gpu.calls[-1][0] == "fill_mask"
+
+
+def test_a_picked_model_is_loaded_here_before_the_call(zero_gpu, hub_models, monkeypatch):
+    """A worker forked after the load finds the model in memory, as ZeroGPU moves what was placed at start-up."""
+    from bg_demo import config
+
+    monkeypatch.setenv("BG_DEMO_MODEL_DIR", str(hub_models["openai-community/gpt2"].parent.parent))
+    config.settings.cache_clear()
+    picked = "distilbert/distilgpt2"
+    result = backend.logit_lens("The cat sat", model_id=picked)
+    assert models.is_loaded("decoder", picked) and result.model_id == picked
+
+
+def test_stop_ends_the_worker_and_frees_the_gpu(zero_gpu, monkeypatch):
+    from bg_demo.backend.generation import engine
+
+    step = engine.DecodingEngine._step  # the worker is a fork: the slower step goes with it
+    monkeypatch.setattr(engine.DecodingEngine, "_step", lambda self: (time.sleep(0.05), step(self)))
+    handle = backend.submit_generation("Once upon a time", backend.GenerationSettings("top_k", max_new_tokens=256,
+                                                                                      seed=3))
+    stream = iter(handle)
+    first = next(stream)
+    assert zero_gpu.live() == 1
+    handle.cancel()
+    final = list(stream)[-1]
+    assert final.done and final.stopped == "stopped" and first.n_tokens <= final.n_tokens < 256
+    deadline = time.monotonic() + 10
+    while zero_gpu.live() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert zero_gpu.live() == 0  # the worker ended at its next token: the GPU is given back
+
+
+def test_each_call_asks_for_a_duration_that_fits_it(zero_gpu):
+    backend.fill_mask("The [MASK] sat.")
+    backend.generate("Once", "greedy", max_new_tokens=4)
+    backend.generate("Once", "beam", max_new_tokens=200, num_beams=4)
+    backend.explain_classify("Great film.", steps=4)
+    (_, call), (_, short), (_, long), (_, explain) = zero_gpu.calls[-4:]
+    assert call == gpu.CALL_SECONDS and explain == gpu.EXPLAIN_SECONDS
+    assert gpu.GENERATION_START_SECONDS <= short < long <= gpu.GENERATION_START_SECONDS + 30  # the time budget caps it
+
+
+def test_the_defaults_are_placed_at_start_up(zero_gpu):
+    from bg_demo import config
+
+    models.STORE.clear()
+    gpu.place_defaults()
+    assert all(models.is_loaded(role) for role in config.ROLES)
+
+
+def test_the_app_s_endpoints_stream_and_explain_through_the_workers(zero_gpu, main_process_forwards, monkeypatch):
+    from bg_demo.backend.generation import engine
+    from bg_demo.ui import build_demo
+
+    step = engine.DecodingEngine._step  # 50 ms a token, so the stream has updates to show
+    monkeypatch.setattr(engine.DecodingEngine, "_step", lambda self: (time.sleep(0.05), step(self)))
+
+    demo = build_demo()
+    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True)
+    try:
+        client = Client(url, verbose=False)
+        *_, raw = client.predict("The [MASK] sat on the mat.", 3, api_name="/fill_mask")
+        assert len(raw["masks"][0]) == 3
+        job = client.submit("Once upon a time", "top_k", 12, 1.0, 5, 0.9, 3, 2, "3", 0, 1.0, api_name="/generate")
+        updates = list(job)
+        assert len(updates) > 2 and updates[-1][3]["done"] and len(updates[-1][3]["texts"]) == 2
+        why = client.predict("I loved this movie.", "1", "0", api_name="/explain_classify")
+        assert why[-1]["target"]["key"] == "note.explain.label"
+    finally:
+        demo.close()
+    assert {"fill_mask", "submit", "explain_classify"} <= {called for called, _ in zero_gpu.calls}
+    assert main_process_forwards == []
