@@ -9,6 +9,7 @@ import threading
 
 import gradio as gr
 
+from bg_demo import gpu
 from bg_demo.ui import (
     attention_tab,
     classify_tab,
@@ -90,7 +91,9 @@ def exit_on_sigterm() -> None:
 
 
 def launch(demo: gr.Blocks | None = None, **kwargs) -> None:
-    """Start the server; GRADIO_SERVER_NAME and GRADIO_SERVER_PORT apply unless given here."""
+    """Start the server; GRADIO_SERVER_NAME and GRADIO_SERVER_PORT apply unless given here. On ZeroGPU the roles'
+    default models are placed first, as ZeroGPU wants them (see `bg_demo.gpu`)."""
     exit_on_sigterm()
+    gpu.place_defaults()
     demo = demo or build_demo()
     demo.launch(**{k: v for k, v in kwargs.items() if v is not None}, **launch_options())
