@@ -51,8 +51,9 @@ class _Running:
     processors: object  # a LogitsProcessorList
     generator: object  # torch.Generator when sampling, else None
     started: float  # time.monotonic() when it started running
-    unfinished: object  # (n,) long tensor: 1 while a row has not made its end-of-text token
+    unfinished: object  # (n,) long tensor on the device: 1 while a row has not made its end-of-text token
     tokens: list[list[TokenInfo]] = field(default_factory=list)  # per row, the tokens up to its end-of-text
+    running_rows: list[bool] = field(default_factory=list)  # `unfinished` on the host, as of the last step
     steps: int = 0
     published: int = -1  # `steps` when the consumer was last sent a snapshot
 
@@ -62,7 +63,7 @@ class _Running:
 
     def why_stopped(self) -> str:
         """Why it must stop now, or "" to go on; checked after each new token, like `generate`'s criteria."""
-        if not int(self.unfinished.max()):
+        if self.running_rows and not any(self.running_rows):
             return "end of text"
         if self.steps >= self.request.settings.max_new_tokens:
             return "max new tokens"
@@ -289,20 +290,27 @@ class DecodingEngine:
             eos = tokenizer.eos_token_id
             picked = picked * running.unfinished + eos * (1 - running.unfinished)  # finished rows pad, as in generate
             chosen.append(picked)
-        picked = torch.cat(chosen)
+        picked = torch.cat(chosen)  # (B,)
         picked_logits = logits.gather(1, picked[:, None])  # (B, 1)
-        probabilities = (picked_logits[:, 0] - logits.logsumexp(-1)).exp().tolist()
-        ranks = ((logits > picked_logits).sum(-1) + 1).tolist()
+        probabilities = (picked_logits[:, 0] - logits.logsumexp(-1)).exp()
+        ranks = (logits > picked_logits).sum(-1) + 1
+        was_running = torch.cat([running.unfinished for running in runnings])
+        still_running = was_running * (picked != tokenizer.eos_token_id).long()
+        # the step's one copy to the host: what the stream shows (token, probability, rank) and which rows go on;
+        # float32 holds token ids exactly (below 2**24) and runs on every device (MPS has no float64)
+        ids, probabilities, ranks, was_running, still_running = torch.stack(
+            [picked.float(), probabilities.float(), ranks.float(), was_running.float(), still_running.float()]
+        ).tolist()
         row = 0
         for running in runnings:
             for i in range(running.rows):
-                if running.unfinished[i]:
-                    token = int(picked[row + i])
-                    running.tokens[i].append(TokenInfo("", token, probabilities[row + i], ranks[row + i]))
+                if was_running[row + i]:
+                    running.tokens[i].append(TokenInfo("", int(ids[row + i]), probabilities[row + i], int(ranks[row + i])))
                     relabel_newest(running.tokens[i], tokenizer)
             new = picked[row : row + running.rows]
             running.ids = torch.cat([running.ids, new[:, None]], dim=1)
             running.unfinished = running.unfinished * (new != tokenizer.eos_token_id).long()
+            running.running_rows = [bool(flag) for flag in still_running[row : row + running.rows]]
             running.steps += 1
             row += running.rows
         return picked
