@@ -141,16 +141,9 @@ def _run(name: str, args, kwargs):
         if stream:
             yield from function(*args, **kwargs)  # a Handle: leaving early (Stop) cancels the request
         else:
-            yield _shrunk(function(*args, **kwargs))
+            yield function(*args, **kwargs)
     except BgDemoError as error:
         yield _Failed(error)
-
-
-def _shrunk(result):
-    """What crosses back from a worker: attention maps as the views keep them (`compact()`: float16, half the bytes
-    of a (layer, head, query, key) array), everything else as it is."""
-    compact = getattr(result, "compact", None)
-    return compact() if callable(compact) else result
 
 
 def _stream(name: str, args, kwargs):

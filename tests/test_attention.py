@@ -344,3 +344,10 @@ def test_the_stored_result_is_compact_and_draws_the_same():
         exact, kept = attention_view(result, view, 1, 2), attention_view(compact, view, 1, 2)
         np.testing.assert_allclose(kept.values, exact.values, atol=1e-3)
     assert attention_tab.draw(compact, "overview", 1, 2, True, "to_previous") is not None
+
+
+def test_a_compact_result_is_made_where_the_weights_are():
+    """What the views keep (float16), shrunk before it leaves the backend (and a ZeroGPU worker)."""
+    full = attention("The cat sat on the mat.", "decoder")
+    compact = attention("The cat sat on the mat.", "decoder", compact=True)
+    assert compact.weights.dtype == np.float16 and np.array_equal(compact.weights, full.compact().weights)

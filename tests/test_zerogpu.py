@@ -48,8 +48,7 @@ def test_a_call_crosses_to_a_worker_and_gives_what_it_gives_here(name, zero_gpu,
     finally:
         gpu.prepare(zero_gpu)
     assert name in {called for called, _ in zero_gpu.calls}
-    compact = getattr(here, "compact", None)  # attention maps cross as the views keep them
-    _assert_close(_steady(across.to_dict()), _steady((compact() if compact else here).to_dict()))
+    _assert_close(_steady(across.to_dict()), _steady(here.to_dict()))
 
 
 def _assert_close(a, b, path="result"):

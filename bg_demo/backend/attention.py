@@ -102,8 +102,11 @@ def require_role(role) -> str:
 
 
 def attention(
-    text: str, role: str, *, max_tokens: int = ATTENTION_MAX_TOKENS, model_id: str | None = None
+    text: str, role: str, *, max_tokens: int = ATTENTION_MAX_TOKENS, model_id: str | None = None,
+    compact: bool = False,
 ) -> AttentionResult:
+    """Every layer's and head's attention for `text`; `compact` gives float16 weights (what the views keep), shrunk
+    where they are made, so half the bytes cross a process boundary (a ZeroGPU worker's)."""
     import torch
 
     role = require_role(role)
@@ -121,9 +124,10 @@ def attention(
         tokens = display_tokens(tokenizer, ids)  # bg_demo.tokens: the same labels as every other view
         marks = {tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.bos_token_id, tokenizer.eos_token_id}
     special = tuple(i in marks - {None} for i in ids)
-    return AttentionResult(
+    result = AttentionResult(
         text, role, tokens, special, weights, len(ids) < n_total, n_total, ATTENTION_TYPES[role], loaded.model_id
     )
+    return result.compact() if compact else result
 
 
 # --- the maths: pure numpy on (L, H, Q, K) weights ---------------------------------------------

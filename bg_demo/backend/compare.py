@@ -55,12 +55,15 @@ class CompareResult(Result):
 
 
 def compare(
-    text: str, *, max_tokens: int = ATTENTION_MAX_TOKENS, encoder_id: str | None = None, decoder_id: str | None = None
+    text: str, *, max_tokens: int = ATTENTION_MAX_TOKENS, encoder_id: str | None = None, decoder_id: str | None = None,
+    compact: bool = False,
 ) -> CompareResult:
-    """The same text through both models, with how much each layer looks to the right of the query."""
+    """The same text through both models, with how much each layer looks to the right of the query; `compact` as
+    for `attention`."""
     encoder = attention(text, "encoder", max_tokens=max_tokens, model_id=encoder_id)
     decoder = attention(text, "decoder", max_tokens=max_tokens, model_id=decoder_id)
-    return CompareResult(encoder.text, encoder, decoder, future_share(encoder.weights), future_share(decoder.weights))
+    result = CompareResult(encoder.text, encoder, decoder, future_share(encoder.weights), future_share(decoder.weights))
+    return result.compact() if compact else result
 
 
 # --- same word, different contexts -----------------------------------------------------------------

@@ -32,9 +32,9 @@ def show(text: str, role: str, model: str | None = None, progress=gr.Progress())
     # other id goes to the backend, which refuses one it does not offer for the role, naming those it does
     leftover = {value for other in ROLES if other != role for _, value in common.model_choices(other)}
     model = None if not model or model in leftover else model
-    result = common.run(role, backend.attention, text, role, model_id=model, progress=progress)
+    result = common.run(role, backend.attention, text, role, model_id=model, compact=True, progress=progress)
     marks = [t("attention.special") if special else None for special in result.special]
-    return result.compact(), notice(result), common.token_view(result.tokens, marks), result.summary()
+    return result, notice(result), common.token_view(result.tokens, marks), result.summary()
 
 
 def fit_sliders(result, layer: int, head: int):

@@ -19,9 +19,9 @@ KINDS = ("position_embedding", "attention_type")  # facts the backend gives as i
 
 def attend(text: str, encoder: str | None = None, decoder: str | None = None, progress=gr.Progress()):
     result = common.run("encoder", backend.compare, text, encoder_id=encoder or None, decoder_id=decoder or None,
-                        progress=progress)
+                        compact=True, progress=progress)
     mask = figures.causal_mask_figure(len(result.decoder.tokens), result.decoder.tokens)
-    return result.compact(), mask, figures.future_share_bars(result), result.summary()
+    return result, mask, figures.future_share_bars(result), result.summary()
 
 
 def fit_sliders(result, layer: int, head: int):
