@@ -22,6 +22,7 @@ from bg_demo.ui import (
     next_sentence_tab,
     pretraining_tab,
     qa_tab,
+    screen,
     serving,
     start_tab,
     strings,
@@ -64,6 +65,7 @@ def build_demo() -> gr.Blocks:
             steps = start_tab.build()
             pages = [page.under(tabs, tab.TAB_ID) for tab in TABS for page in tab.build()]
         Links(pages).wire(demo, steps)
+        screen.wire(demo)
         demo.unload(common.leave)
         demo.unload(language.forget)
         language.wire(demo, switch, strings.TABLES)
@@ -78,7 +80,7 @@ def launch_options() -> dict:
     from starlette.middleware import Middleware
 
     return dict(theme=gr.themes.Soft(primary_hue="blue"), css_paths=[ASSETS / "style.css"], i18n=I18N,
-                head=language.HEAD, state_session_capacity=serving.SESSION_CAPACITY, enable_monitoring=False,
+                head=language.HEAD + screen.HEAD, state_session_capacity=serving.SESSION_CAPACITY, enable_monitoring=False,
                 app_kwargs={"middleware": [Middleware(serving.Guard)]})
 
 
