@@ -1,6 +1,7 @@
 """The screens a class uses, in a real browser: a phone (390×844), a projector (1024×768) and a laptop
-(1366×768). Every page runs its example, then a text with a long unbroken word, and the page must never
-scroll sideways; every main tab stays in the bar; a link restores and runs its view."""
+(1366×768). Every page runs its example, then a text with a long unbroken word: the page never scrolls sideways,
+the result is brought into view, and on a phone every figure has the width, with no label on another and no title
+cut or under the plot's label badge; every main tab stays in the bar; a link restores and runs its view."""
 
 import re
 
@@ -43,6 +44,51 @@ def _overflow(page) -> int:
     )
 
 
+def _in_view(page, locator) -> bool:
+    """Whether the element's top is on screen, with room under it (a result seen, not a sliver at the bottom)."""
+    box = locator.bounding_box()
+    return box is not None and 0 <= box["y"] <= page.viewport_size["height"] - min(box["height"], 120)
+
+
+# Every problem of a shown Plotly figure a reader would see: a plotting area narrower than MIN_PLOT_SHARE of the
+# screen, two tick labels of one axis on top of each other, a title, subplot title or colour-bar title cut by the
+# figure's edge or under gradio's label badge. Returns one line per problem.
+MIN_PLOT_SHARE = 0.7
+_FIGURE_PROBLEMS = """(share) => {
+  const problems = [], inside = (a, b) => a.left >= b.left - 1 && a.right <= b.right + 1 && a.top >= b.top - 1
+    && a.bottom <= b.bottom + 1;
+  const meets = (a, b, gap) => a.left < b.right - gap && b.left < a.right - gap && a.top < b.bottom - gap
+    && b.top < a.bottom - gap;
+  for (const plot of document.querySelectorAll(".js-plotly-plot")) {
+    if (!plot.offsetParent || !plot._fullLayout) continue;
+    const name = (plot.layout.title && plot.layout.title.text) || "a figure";
+    const frame = plot.getBoundingClientRect();
+    if (plot._fullLayout._size.w < share * window.innerWidth)
+      problems.push(`${name}: plotting area ${Math.round(plot._fullLayout._size.w)} px wide`);
+    for (const layer of plot.querySelectorAll(".xaxislayer-above, .yaxislayer-above")) {
+      const labels = [...layer.querySelectorAll(".xtick text, .ytick text")].filter((t) => t.textContent.trim())
+        .map((t) => [t.textContent, t.getBoundingClientRect()]);
+      for (let i = 0; i + 1 < labels.length; i++)
+        for (let j = i + 1; j < labels.length; j++)
+          if (meets(labels[i][1], labels[j][1], 1)) problems.push(`${name}: "${labels[i][0]}" on "${labels[j][0]}"`);
+    }
+    const block = plot.closest(".block"), badge = block && block.querySelector("[data-testid=block-label]");
+    const badgeBox = badge && badge.offsetParent ? badge.getBoundingClientRect() : null;
+    for (const title of plot.querySelectorAll(".gtitle, .annotation-text, .cbtitle text, .g-xtitle text, .g-ytitle text")) {
+      if (!title.textContent.trim()) continue;
+      const box = title.getBoundingClientRect();
+      if (!inside(box, frame)) problems.push(`${name}: "${title.textContent}" cut by the edge`);
+      if (badgeBox && meets(box, badgeBox, 0)) problems.push(`${name}: "${title.textContent}" under the label badge`);
+    }
+  }
+  return problems;
+}"""
+
+
+def _figure_problems(page) -> list[str]:
+    return page.evaluate(_FIGURE_PROBLEMS, MIN_PLOT_SHARE)
+
+
 def _idle(page) -> None:
     """Wait until no output is still being computed or streamed."""
     page.wait_for_timeout(300)
@@ -64,13 +110,16 @@ def screen(browser, app_url, size):
 
 
 @pytest.mark.parametrize(("page_id", "example", "result"), PAGES, ids=[p[0] for p in PAGES])
-def test_every_page_runs_its_example_without_sideways_scrolling(screen, page_id, example, result):
+def test_every_page_runs_its_example_in_view_without_sideways_scrolling(screen, size, page_id, example, result):
     page, url = screen
     page.goto(f"{url}?tab={page_id}")
     _visible(page, f"text={example}").first.click()
     expect(_visible(page, result).first).to_be_visible()
     _idle(page)
     assert _overflow(page) <= 0
+    assert _in_view(page, _visible(page, result).first)  # the page brought its result into view
+    if size == "phone":
+        assert _figure_problems(page) == []
     box = _visible(page, "textarea").first
     box.fill(f"{box.input_value()} {LONG}")
     box.press("Enter")

@@ -26,9 +26,10 @@ from bg_demo.ui import (
     serving,
     start_tab,
     strings,
+    view,
 )
 from bg_demo.ui.links import Links
-from bg_demo.ui.strings import ASSETS, I18N, joined
+from bg_demo.ui.strings import ASSETS, I18N, t
 
 # in teaching order after "Start here": BERT's tasks, GPT-2, then what is inside both
 TABS = (
@@ -58,10 +59,10 @@ def build_demo() -> gr.Blocks:
     serving.use_lean_sessions()
     with gr.Blocks(title=TITLE, fill_width=True, delete_cache=(3600, 3600)) as demo:
         with gr.Row(equal_height=True, elem_classes=["bg-header"]):
-            gr.Markdown(joined("app.heading", "app.intro"), elem_classes=["bg-intro"])
+            gr.Markdown(t("app.heading"), elem_classes=["bg-intro"])
             switch = language.switch()
         # every tab stays in the bar, on as many lines as the screen needs, instead of a "…" menu
-        with gr.Tabs(overflow_behavior="wrap") as tabs:
+        with gr.Tabs(overflow_behavior="wrap", elem_classes=["bg-main-tabs"]) as tabs:
             steps = start_tab.build()
             pages = [page.under(tabs, tab.TAB_ID) for tab in TABS for page in tab.build()]
         Links(pages).wire(demo, steps)
@@ -80,7 +81,7 @@ def launch_options() -> dict:
     from starlette.middleware import Middleware
 
     return dict(theme=gr.themes.Soft(primary_hue="blue"), css_paths=[ASSETS / "style.css"], i18n=I18N,
-                head=language.HEAD + screen.HEAD, state_session_capacity=serving.SESSION_CAPACITY, enable_monitoring=False,
+                head=language.HEAD + screen.HEAD + view.HEAD, state_session_capacity=serving.SESSION_CAPACITY, enable_monitoring=False,
                 app_kwargs={"middleware": [Middleware(serving.Guard)]})
 
 

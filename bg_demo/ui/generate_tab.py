@@ -119,7 +119,7 @@ def build() -> list[Page]:
         gr.Markdown(t("generate.about"))
         model = common.model_picker("decoder")  # one choice for the three pages
         with gr.Tabs(overflow_behavior="wrap") as tabs:
-            with gr.Tab(t("generate.sub"), id="generate_text"):
+            with gr.Tab(t("generate.sub"), id="generate_text", elem_classes=["bg-generate"]):
                 text = _build_generation(model)
             lab = next_token_tab.build(model)
             lens = logit_lens_tab.build(model)
@@ -134,7 +134,7 @@ def _build_generation(model) -> Page:
         prompt = gr.Textbox(label=t("generate.prompt"), lines=1, max_lines=6, scale=4, min_width=240)
         with gr.Column(scale=1, min_width=160):
             run = gr.Button(t("generate.run"), variant="primary")
-            stop = gr.Button(t("generate.stop"), variant="stop")
+            stop = gr.Button(t("generate.stop"), variant="stop", elem_classes=["bg-stop"])
     strategy = gr.Radio([(t(f"generate.strategy.{s}"), s) for s in STRATEGIES], value="greedy",
                         label=t("generate.strategy"))
     with gr.Row():

@@ -1,0 +1,144 @@
+// What a class looks at stays in view: a page's result (or its error) is scrolled into sight when the user's own
+// button, Enter or example starts it; a guided step lands at the top of its tab; a tab's intro folds to one line
+// after its first run there (and stays folded on later visits); every chart gets its text alternative.
+(() => {
+  const FOLDED_KEY = "bg_demo.folded";  // the intros already read, kept for the next visit
+  const TOP_GAP = 8;  // px left above an element scrolled to the top
+  const TRIGGER_MS = 3000;
+  const SETTLE_MS = 1500;
+  const RESULT_TOP = 0.4;  // a result whose top is lower on the screen than this fraction is scrolled up  // how long a finished result is kept in view while it is drawn  // a run that starts this soon after the user's action is that action's
+  let trigger = null;  // {panel, el, at}: where, from what and when the user last started a run
+  let watching = null;  // the first output of that run, while it is computed
+
+  const panelOf = (el) => el && el.closest && el.closest("[role=tabpanel]");  // the innermost tab
+  const shown = (el) => el && el.isConnected && el.getClientRects().length > 0 && el.getBoundingClientRect().height > 0;
+  const scrollToTop = (el) => {
+    const top = el.getBoundingClientRect().top + window.scrollY - TOP_GAP;
+    window.scrollTo({top: Math.max(0, top), behavior: "instant"});
+  };
+  // the whole element in view when it fits, else its top at the top of the screen
+  const reveal = (el) => {
+    const box = el.getBoundingClientRect();
+    if (box.top >= 0 && box.bottom <= window.innerHeight) return;
+    if (box.top > 0 && box.height <= window.innerHeight - 2 * TOP_GAP) {
+      window.scrollBy({top: box.bottom - window.innerHeight + TOP_GAP, behavior: "instant"});
+    } else {
+      scrollToTop(el);
+    }
+  };
+  // a finished output may still grow (a chart is drawn after its data arrives): keep it in view while it does
+  const settle = (el) => {
+    lead(el);
+    const sizes = new ResizeObserver(() => lead(el));
+    sizes.observe(el);
+    setTimeout(() => sizes.disconnect(), SETTLE_MS);
+  };
+  // a result starts in the upper part of the screen, so what follows its first output is in view too
+  const lead = (el) => {
+    const top = el.getBoundingClientRect().top;
+    if (top < 0 || top > window.innerHeight * RESULT_TOP) scrollToTop(el);
+  };
+  const errorIn = (panel) => [...panel.querySelectorAll(".bg-error")].find((box) => panelOf(box) === panel && shown(box));
+
+  const readKeys = () => { try { return JSON.parse(localStorage.getItem(FOLDED_KEY) || "[]"); } catch (e) { return []; } };
+  const keyOf = (about) => [...about.classList].find((c) => c.startsWith("bg-about-")) || "";
+  const setFolded = (about, on) => {
+    about.classList.toggle("bg-folded", on);
+    about.setAttribute("aria-expanded", String(!on));
+  };
+  const foldable = (about) => {  // once read, an intro folds and unfolds with a click, Enter or Space
+    if (about.dataset.bgRead) return;
+    about.dataset.bgRead = "1";
+    about.tabIndex = 0;
+    about.setAttribute("role", "button");
+    setFolded(about, true);
+  };
+  const read = (panel) => {
+    const about = panel.querySelector(".bg-about");
+    if (!about || about.dataset.bgRead || panelOf(about) !== panel) return;
+    foldable(about);
+    const keys = readKeys(), key = keyOf(about);
+    if (key && !keys.includes(key)) { keys.push(key); try { localStorage.setItem(FOLDED_KEY, JSON.stringify(keys)); } catch (e) {} }
+  };
+  const started = (el) => {
+    const panel = panelOf(el);
+    if (!panel) return;
+    trigger = {panel, el, at: Date.now()};
+    watching = null;
+    read(panel);
+  };
+
+  document.addEventListener("click", (event) => {
+    const el = event.target instanceof Element ? event.target : null;
+    if (!el) return;
+    if (el.closest(".bg-step")) {  // a guided step opens another tab: land at its top once it shows
+      trigger = null;
+      setTimeout(() => { const tabs = document.querySelector(".bg-main-tabs"); if (tabs) scrollToTop(tabs); }, 400);
+      return;
+    }
+    // an examples table is redrawn when clicked: its column stands for it
+    if (el.closest("button.primary")) started(el.closest("button.primary"));
+    else if (el.closest(".bg-examples tbody tr, .bg-examples button")) started(el.closest(".bg-examples"));
+    const about = el.closest(".bg-about");
+    if (about && about.dataset.bgRead) setFolded(about, !about.classList.contains("bg-folded"));
+  }, true);
+  document.addEventListener("keydown", (event) => {
+    const el = event.target instanceof Element ? event.target : null;
+    if (!el) return;
+    if (event.key === "Enter" && !event.shiftKey && el.matches("textarea, input[type=text], input:not([type])")) started(el);
+    if ((event.key === "Enter" || event.key === " ") && el.classList.contains("bg-about") && el.dataset.bgRead) {
+      event.preventDefault();
+      setFolded(el, !el.classList.contains("bg-folded"));
+    }
+  }, true);
+
+  // a result comes after what started it (an example first fills the inputs above it: they are not the result)
+  const recent = (el) => trigger && Date.now() - trigger.at < TRIGGER_MS && trigger.panel === panelOf(el)
+    && !trigger.el.contains(el) && !!(trigger.el.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING);
+  const alt = (plot) => {
+    const text = plot.layout && plot.layout.meta && plot.layout.meta.alt;
+    if (text && plot.getAttribute("aria-label") !== text) {
+      plot.setAttribute("role", "img");
+      plot.setAttribute("aria-label", text);
+    }
+  };
+  let sweep = false;  // one pass over new intros and charts per frame, however many nodes changed
+  const later = () => {
+    if (sweep) return;
+    sweep = true;
+    requestAnimationFrame(() => {
+      sweep = false;
+      const keys = readKeys();
+      document.querySelectorAll(".bg-about:not([data-bg-read])").forEach((about) => { if (keys.includes(keyOf(about))) foldable(about); });
+      document.querySelectorAll(".js-plotly-plot").forEach(alt);
+    });
+  };
+  new MutationObserver((mutations) => {
+    for (const m of mutations) {
+      const el = m.target;
+      if (m.type === "childList") {
+        later();
+        for (const node of m.addedNodes) {  // an error box is added to the page when it has something to say
+          const box = node instanceof Element && (node.matches(".bg-error") ? node : node.querySelector && node.querySelector(".bg-error"));
+          if (box && shown(box) && (recent(box) || (watching && panelOf(watching) === panelOf(box)))) reveal(box);
+        }
+        continue;
+      }
+      // an output's status tracker (div.wrap.full or .minimal) shows while its output is computed or streamed
+      if (!(el instanceof Element) || !el.classList.contains("wrap") ||
+          !(el.classList.contains("full") || el.classList.contains("minimal"))) continue;
+      const block = el.closest(".block");
+      if (!block) continue;
+      const busy = !el.classList.contains("hide");
+      if (busy && !watching && recent(block) && shown(block)) {
+        watching = block;  // the first output to start is the top of the result
+        trigger = null;
+        lead(block);
+      } else if (!busy && block === watching) {
+        watching = null;
+        const panel = panelOf(block), box = panel && errorIn(panel);
+        if (box) reveal(box); else if (shown(block)) settle(block);
+      }
+    }
+  }).observe(document.documentElement, {subtree: true, childList: true, attributes: true, attributeFilter: ["class"]});
+})();
