@@ -6,6 +6,7 @@
   const TOP_GAP = 8;  // px left above an element scrolled to the top
   const TRIGGER_MS = 3000;
   const SETTLE_MS = 1500;
+  const LINK_MS = 20000;  // how long after the page opens a linked run's result is still brought into view
   const RESULT_TOP = 0.4;  // a result whose top is lower on the screen than this fraction is scrolled up  // how long a finished result is kept in view while it is drawn  // a run that starts this soon after the user's action is that action's
   let trigger = null;  // {panel, el, at}: where, from what and when the user last started a run
   let watching = null;  // the first output of that run, while it is computed
@@ -93,8 +94,16 @@
   }, true);
 
   // a result comes after what started it (an example first fills the inputs above it: they are not the result)
-  const recent = (el) => trigger && Date.now() - trigger.at < TRIGGER_MS && trigger.panel === panelOf(el)
-    && !trigger.el.contains(el) && !!(trigger.el.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING);
+  const recent = (el) => {
+    if (!trigger || Date.now() - trigger.at > TRIGGER_MS) return false;
+    if (!trigger.panel) return !!panelOf(el);  // a link that runs its page: the first output in a tab
+    return trigger.panel === panelOf(el) && !trigger.el.contains(el)
+      && !!(trigger.el.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING);
+  };
+  // a link that runs its page (run=1) shows the result it was sent for
+  if (/^(1|true|yes|on)$/i.test(new URLSearchParams(location.search).get("run") || "")) {
+    trigger = {panel: null, el: null, at: Date.now() + LINK_MS - TRIGGER_MS};
+  }
   const alt = (plot) => {
     const text = plot.layout && plot.layout.meta && plot.layout.meta.alt;
     if (text && plot.getAttribute("aria-label") !== text) {

@@ -1,4 +1,5 @@
-"""Screenshots of the real app for the README: each tab opened by a link that runs it, at 1366x768, and a phone.
+"""Screenshots of the real app for the README: each tab opened by a link that runs it, at 1366x768, and every page
+on a 390x844 phone.
 
     python scripts/screenshots.py [--tiny] [--out assets/screenshots]
 
@@ -42,8 +43,26 @@ SHOTS = {
                     LAPTOP),
     "ja_tokens": ("lang=ja&tab=causal&text=東京は日本の首都です。&model=openai-community/gpt2&run=1", LAPTOP),
 }
+# every page on a phone, as a student opening the teacher's link sees it: the result brought into view
+PHONE_PAGES = {
+    "fill_mask": "tab=fill_mask&text=The+cat+sat+on+the+[MASK].&run=1",
+    "classify": "tab=classify&text=I+loved+this+movie,+the+acting+was+wonderful.&run=1",
+    "ner": "tab=ner&text=Apple+Inc.+was+founded+by+Steve+Jobs+in+Cupertino,+California.&run=1",
+    "qa": SHOTS["qa"][0],
+    "next_sentence": SHOTS["next_sentence"][0],
+    "generate": "tab=generate&prompt=Once+upon+a+time&strategy=beam&max_new_tokens=30&run=1",
+    "next_token": "tab=next_token&text=The+capital+of+France+is&run=1",
+    "logit_lens": "tab=logit_lens&text=The+Eiffel+Tower+is+in+the+city+of&run=1",
+    "attention": SHOTS["attention"][0],
+    "attention_layer": "tab=attention&text=The+animal+didn%27t+cross+the+street+because+it+was+too+tired.&view=layer&run=1",
+    "compare": SHOTS["compare"][0],
+    "pretraining": SHOTS["pretraining"][0],
+    "why": SHOTS["why"][0],
+}
+SHOTS.update({f"phone_{key}": (query, PHONE) for key, query in PHONE_PAGES.items()})
 # after the page has run: texts to click in order, then what must be on screen before the picture
 ACTIONS = {"why": (["Why? Attention from the prediction", "Explain this prediction"], "text=/ρ = /"),
+           "phone_why": (["Why? Attention from the prediction", "Explain this prediction"], "text=/ρ = /"),
            "ko_attention": ([], ".js-plotly-plot"), "attention": ([], ".js-plotly-plot")}
 
 
@@ -87,7 +106,8 @@ def main() -> int:
             if result:
                 page.locator(f"{result} >> visible=true").first.wait_for(timeout=60_000)
             page.wait_for_timeout(800)
-            page.screenshot(path=str(out / f"{key}.png"), full_page=True)
+            # a phone shows its screen, scrolled to the result; the laptop pictures show whole pages
+            page.screenshot(path=str(out / f"{key}.png"), full_page=not key.startswith("phone_"))
             page.close()
             print(out / f"{key}.png")
         browser.close()
