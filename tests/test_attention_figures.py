@@ -20,10 +20,19 @@ from bg_demo.figures import (
     layer_heads,
     masked_both_bars,
     same_word_lines,
+    screen,
 )
 from bg_demo.figures.attention import LINE_BINS, PANEL_TICK_LABELS
-from bg_demo.figures.axes import MAP_MAX_HEIGHT, MAP_MIN_HEIGHT, MAX_LABEL_CHARS, MAX_TICK_LABELS, TICK_NUDGE
-from bg_demo.figures.style import MAX_HEIGHT
+from bg_demo.figures.axes import (
+    MAP_MAX_HEIGHT,
+    MAP_MIN_HEIGHT,
+    MAX_LABEL_CHARS,
+    MAX_TICK_LABELS,
+    NARROW_LABEL_PX,
+    TICK_NUDGE,
+    labels_across,
+)
+from bg_demo.figures.style import MAX_HEIGHT, text_width
 
 
 def array(value) -> np.ndarray:
@@ -308,3 +317,129 @@ def test_masked_both_bars_put_the_two_models_side_by_side():
     assert fig["layout"]["yaxis2"]["ticktext"] == [guess.token for guess in result.decoder]
     assert fig["layout"]["annotations"][0]["text"].startswith("BERT")
     assert fig["layout"]["xaxis"]["title"]["text"] == fig["layout"]["xaxis2"]["title"]["text"] == "probability"
+
+
+# --- on a phone (390 px) and on a laptop (1366 px) ---------------------------------------------------------------
+
+PHONE, LAPTOP = 390, 1366
+
+
+def on(page: int, build):
+    """`build()` drawn for a page `page` px wide, as data."""
+    with screen.use(page):
+        return build().to_dict()
+
+
+@pytest.mark.parametrize("view", ["head", "mean", "rollout"])
+def test_a_map_on_a_phone_takes_the_width_with_its_colour_bar_under_it(view):
+    """At 41 tokens a laptop's layout left the map ~165 px of a 326-px figure and the colour bar a third."""
+    result = long_tokens(41)
+    phone, laptop = on(PHONE, lambda: HEATMAPS[view](result)), on(LAPTOP, lambda: HEATMAPS[view](result))
+    bar = phone["layout"]["coloraxis"]["colorbar"]
+    assert bar["orientation"] == "h" and bar["y"] < 0 and bar["yanchor"] == "top"  # under the plot, across it
+    assert laptop["layout"]["coloraxis"]["colorbar"].get("orientation", "v") == "v"  # beside it
+    x, y = phone["layout"]["xaxis"], phone["layout"]["yaxis"]
+    assert x["tickangle"] == -90 and len(x["ticktext"]) <= labels_across(290) < 41  # thinned by the px they get
+    assert all(text_width(label, y["tickfont"]["size"]) <= NARROW_LABEL_PX for label in y["ticktext"])
+    assert not y.get("title", {}).get("text") and "row is a query" in phone["layout"]["title"]["subtitle"]["text"]
+    assert len(laptop["layout"]["xaxis"]["ticktext"]) > len(x["ticktext"])
+    assert phone["layout"]["height"] - phone["layout"]["margin"]["t"] - phone["layout"]["margin"]["b"] >= 270  # square
+
+
+@pytest.mark.parametrize(("heads", "rows"), [(12, 6), (16, 8), (3, 2), (1, 1)])
+def test_a_layers_heads_reflow_to_two_a_row_on_a_phone_on_one_colour_axis(heads, rows):
+    result = long_tokens(41, heads=heads)
+    phone, laptop = on(PHONE, lambda: layer_heads(result, 1)), on(LAPTOP, lambda: layer_heads(result, 1))
+
+    def columns(layout):
+        return len({tuple(axis["domain"]) for key, axis in layout.items() if key.startswith("xaxis")})
+
+    def rows_of(layout):
+        return len({tuple(axis["domain"]) for key, axis in layout.items() if key.startswith("yaxis")})
+
+    assert columns(phone["layout"]) == min(2, heads) and rows_of(phone["layout"]) == rows
+    assert columns(laptop["layout"]) == min(4, heads)
+    assert [key for key in phone["layout"] if key.startswith("coloraxis")] == ["coloraxis"]
+    assert phone["layout"]["coloraxis"]["colorbar"]["orientation"] == "h"
+    assert all(trace["coloraxis"] == "coloraxis" for trace in phone["data"])
+    assert phone["layout"]["height"] > laptop["layout"]["height"] or heads <= 2  # taller: the phone scrolls
+    cols = min(2, heads)
+    panel = (290 - 12 * (cols - 1)) / cols
+    for key, axis in phone["layout"].items():
+        if key.startswith("xaxis") and axis["showticklabels"]:
+            assert len(axis["ticktext"]) <= labels_across(panel) and axis["tickangle"] == -90
+
+
+def test_head_lines_on_a_phone_name_every_token_apart_from_the_lines():
+    """The lines started where the labels ended and crossed them; a phone's figure grows to name every token."""
+    result = long_tokens(41)
+    for page in (PHONE, LAPTOP):
+        fig = on(page, lambda: head_lines(result, 0, 0))
+        left, right = [trace for trace in fig["data"] if trace.get("mode") == "text"]
+        assert max(array(left["x"])) < 0 and min(array(right["x"])) > 1  # a gap between labels and lines
+        low, high = fig["layout"]["xaxis"]["range"]
+        assert low < min(array(left["x"])) and high > max(array(right["x"]))
+    phone = on(PHONE, lambda: head_lines(result, 0, 0))
+    (left, _) = [trace for trace in phone["data"] if trace.get("mode") == "text"]
+    assert list(array(left["y"])) == list(range(41))  # every token named, one line each
+    assert phone["layout"]["height"] >= 41 * 16
+
+
+def test_head_overview_on_a_phone_keeps_its_numbers_apart():
+    result = synthetic(layers=24, heads=16)
+    phone, laptop = on(PHONE, lambda: head_overview(result, "to_self")), on(LAPTOP, lambda: head_overview(result))
+    assert phone["data"][0]["colorbar"]["orientation"] == "h"
+    assert phone["layout"]["xaxis"]["dtick"] >= 2 and phone["layout"]["yaxis"]["dtick"] >= 2  # "15" in ~18 px
+    assert laptop["layout"]["xaxis"]["dtick"] == 1
+    assert not phone["layout"]["yaxis"].get("title", {}).get("text")  # "layer" across the top instead
+    assert "layer" in [note["text"] for note in phone["layout"]["annotations"]]
+
+
+def test_the_causal_mask_on_a_phone_is_square_with_upright_key_labels():
+    tokens = [f"token{i}" for i in range(30)]
+    phone = on(PHONE, lambda: causal_mask_figure(30, tokens))
+    layout = phone["layout"]
+    assert layout["xaxis"]["tickangle"] == -90 and len(layout["xaxis"]["ticktext"]) <= labels_across(290)
+    assert layout["height"] - layout["margin"]["t"] - layout["margin"]["b"] >= 270
+
+
+def test_future_share_bars_print_their_percentages_only_where_a_bar_holds_them():
+    result = SimpleNamespace(encoder_future=np.linspace(0.1, 0.4, 12), decoder_future=np.zeros(12))
+    phone, laptop = on(PHONE, lambda: future_share_bars(result)), on(LAPTOP, lambda: future_share_bars(result))
+    assert all("text" not in bar for bar in phone["data"])  # 24 bars in ~290 px: ~9 px each
+    assert all(len(bar["text"]) == 12 for bar in laptop["data"])
+    assert phone["layout"]["legend"]["yref"] == "container"  # across the foot of the figure
+
+
+@pytest.mark.parametrize("page", [PHONE, LAPTOP])
+def test_masked_both_bars_share_one_probability_scale(page):
+    """BERT's and GPT-2's bars had each their own x range, so their lengths could not be compared."""
+    guesses = [SimpleNamespace(token=f"w{i}", score=s) for i, s in enumerate((0.62, 0.2, 0.05))]
+    small = [SimpleNamespace(token=f"v{i}", score=s) for i, s in enumerate((0.03, 0.02, 0.01))]
+    result = SimpleNamespace(encoder=guesses, decoder=small)
+    layout = on(page, lambda: masked_both_bars(result))["layout"]
+    assert layout["xaxis"]["range"] == layout["xaxis2"]["range"] and layout["xaxis"]["range"][1] >= 0.62
+    assert layout["xaxis"]["dtick"] == layout["xaxis2"]["dtick"]
+    if page == PHONE:  # one above the other, each the full width, titles on one line each where they fit
+        assert layout["xaxis"]["domain"] == layout["xaxis2"]["domain"] == [0.0, 1.0]
+        assert layout["yaxis"]["domain"] != layout["yaxis2"]["domain"]
+        for note in [note for note in layout["annotations"] if note.get("yref") == "paper"]:
+            assert all(text_width(line, 16) <= 326 - 8 for line in note["text"].split("<br>"))
+    else:
+        assert layout["yaxis"]["domain"] == layout["yaxis2"]["domain"]
+
+
+def test_attention_figures_say_what_they_show():
+    result = synthetic()
+    matrix = result.weights[1, 2]
+    q, k = np.unravel_index(np.argmax(matrix), matrix.shape)
+    alt = head_heatmap(result, 1, 2).layout.meta["alt"]
+    assert alt.startswith("Layer 1, head 2: a heatmap over 6 tokens")
+    assert f"{matrix[q, k]:.3f}, goes from '{result.tokens[q]}' to '{result.tokens[k]}'" in alt
+    values = head_stats(result.weights, result.sinks).entropy
+    top = np.unravel_index(np.argmax(values), values.shape)
+    assert f"layer {top[0]}, head {top[1]}, at {values[top]:.2f}" in head_overview(result).layout.meta["alt"]
+    heads = result.weights[0]
+    h, q, k = np.unravel_index(np.argmax(heads), heads.shape)
+    alt = layer_heads(result, 0).layout.meta["alt"]
+    assert f"{heads[h, q, k]:.3f}, is in head {h}, from '{result.tokens[q]}' to '{result.tokens[k]}'" in alt

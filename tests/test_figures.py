@@ -5,13 +5,13 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from bg_demo import backend, figures
+from bg_demo import backend, figures, text
 from bg_demo.backend import fill_mask
 from bg_demo.backend._common import Phrase
 from bg_demo.backend.attention import AttentionResult
-from bg_demo.figures import fill_mask_bars, label_bars
-from bg_demo.figures.axes import percent_ticks
-from bg_demo.figures.style import BADGE_CLEARANCE, LINE, MAX_HEIGHT
+from bg_demo.figures import fill_mask_bars, label_bars, screen
+from bg_demo.figures.axes import NARROW_LABEL_PX, UPRIGHT_LABEL_PX, percent_ticks
+from bg_demo.figures.style import BADGE_CLEARANCE, LINE, MAX_HEIGHT, NARROW_MAX_HEIGHT, text_width
 from bg_demo.figures.tasks import BAR_HEIGHT
 
 
@@ -132,26 +132,43 @@ def test_every_public_figure_is_checked_here():
     assert builders == set(FIGURES)
 
 
+PHONE, LAPTOP = 390, 1366  # px of page: the narrow and the wide layouts
+PHONE_PLOT = 326  # px a full-width figure gets on a 390-px page (measured in Chromium)
+
+
+def drawn(name: str, page: int) -> dict:
+    """FIGURES[name] drawn for a page `page` px wide, as data."""
+    with screen.use(page):
+        return FIGURES[name]().to_dict()
+
+
+@pytest.mark.parametrize("page", [LAPTOP, PHONE])
 @pytest.mark.parametrize("name", FIGURES)
-def test_every_figure_has_a_height_that_fits_and_no_fixed_width(name):
-    layout = FIGURES[name]().to_dict()["layout"]
+def test_every_figure_has_a_height_that_fits_and_no_fixed_width(name, page):
+    layout = drawn(name, page)["layout"]
     assert "width" not in layout  # the width follows the column gr.Plot sits in
-    assert 0 < layout["height"] <= MAX_HEIGHT  # set, so the page does not jump when the figure arrives
+    tallest = MAX_HEIGHT if page == LAPTOP else NARROW_MAX_HEIGHT  # a phone scrolls: readable before short
+    assert 0 < layout["height"] <= tallest  # set, so the page does not jump when the figure arrives
 
 
+def _lines(text: str) -> int:
+    return text.count("<br>") + 1 if text else 0
+
+
+@pytest.mark.parametrize("page", [LAPTOP, PHONE])
 @pytest.mark.parametrize("name", FIGURES)
-def test_every_title_and_subplot_title_clears_the_label_badge(name):
+def test_every_title_and_subplot_title_clears_the_label_badge(name, page):
     """gr.Plot draws its label in a ~36-px badge over the figure's top-left corner."""
-    layout = FIGURES[name]().to_dict()["layout"]
+    layout = drawn(name, page)["layout"]
     height, top = layout["height"], layout["margin"]["t"]
     title = layout.get("title", {})
     lines = 0
     if title.get("text"):
         assert (title["yref"], title["yanchor"]) == ("container", "top")
         assert (1 - title["y"]) * height >= BADGE_CLEARANCE - 1e-9  # the title's top edge is under the badge
-        lines = 1 + bool(title.get("subtitle", {}).get("text"))
+        lines = _lines(title["text"]) + _lines(title.get("subtitle", {}).get("text", ""))
     subplot_titles = [note for note in layout.get("annotations", ()) if note.get("yref") == "paper"]
-    lines += max((note["text"].count("<br>") + 1 for note in subplot_titles), default=0)
+    lines += max((_lines(note["text"]) for note in subplot_titles), default=0)
     assert top >= BADGE_CLEARANCE + LINE * lines
 
 
@@ -165,6 +182,172 @@ def test_every_quantity_axis_is_titled_and_every_percent_axis_reads_uniquely(nam
         if "%" in axis.get("tickformat", ""):
             labels = tick_labels(axis, *axis["range"])
             assert len(set(labels)) == len(labels) >= 2, f"{name}: {key} prints {labels}"
+
+
+# --- on a phone: every figure designed for ~326 px, not a laptop's figure shrunk ---------------------------------
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_on_a_phone_every_title_line_fits_the_width(name):
+    """The title and subtitle wrap (a long word is cut) so that no line runs past the figure's right edge."""
+    layout = drawn(name, PHONE)["layout"]
+    title = layout.get("title", {})
+    texts = [(title.get("text", ""), title.get("font", {}).get("size", 18)),
+             (title.get("subtitle", {}).get("text", ""), title.get("subtitle", {}).get("font", {}).get("size", 13))]
+    texts += [(note["text"], note.get("font", {}).get("size", 15)) for note in layout.get("annotations", ())]
+    for words, size in texts:
+        for line in words.split("<br>"):
+            assert text_width(line, size) <= PHONE_PLOT - 16, (name, line)
+    with screen.use(LAPTOP):
+        wide = FIGURES[name]().to_dict()["layout"].get("title", {}).get("text", "")
+    assert "<br>" not in wide  # a laptop's titles are one line, as before
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_on_a_phone_colour_bars_lie_under_the_plot_and_on_a_laptop_beside_it(name):
+    def bars(fig):
+        found = [trace["colorbar"] for trace in fig["data"] if "colorbar" in trace and trace.get("showscale", True)]
+        axis = fig["layout"].get("coloraxis", {})
+        return found + ([axis["colorbar"]] if "colorbar" in axis else [])
+
+    phone, laptop = bars(drawn(name, PHONE)), bars(drawn(name, LAPTOP))
+    assert len(phone) == len(laptop) <= 1  # one colour scale a figure: small multiples share theirs
+    for bar in phone:
+        assert bar["orientation"] == "h" and bar["yanchor"] == "top" and bar["y"] < 0  # under the plot's foot
+        assert text_width(bar["title"]["text"], 15) <= PHONE_PLOT and bar["title"]["side"] == "top"
+    for bar in laptop:
+        assert bar.get("orientation", "v") == "v"
+
+
+def _axes(layout: dict, prefix: str):
+    return [(key, axis) for key, axis in layout.items() if key.startswith(prefix) and axis.get("showticklabels", True)]
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_on_a_phone_the_margins_leave_the_plot_most_of_the_width(name):
+    """Labels beside the plot are short (NARROW_LABEL_PX), y axes are named across their top: the plot keeps at
+    least 70% of a 390-px screen (273 of the 326 px), where a laptop's layout left a map ~110 px."""
+    layout = drawn(name, PHONE)["layout"]
+    margin = layout["margin"]
+    assert margin["l"] + margin["r"] <= 20
+    for key, axis in _axes(layout, "yaxis"):
+        if axis.get("ticktext") and axis.get("visible", True):
+            widest = max(text_width(label, axis["tickfont"]["size"]) for label in axis["ticktext"])
+            assert widest <= NARROW_LABEL_PX, (name, key, axis["ticktext"])
+        assert not axis.get("title", {}).get("text"), (name, key)  # an upright title would take ~20 px more
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_token_labels_are_thinned_by_the_pixels_they_get(name):
+    """On a phone x axes of tokens turn their labels upright (-90°: a label takes its line, UPRIGHT_LABEL_PX,
+    along the axis) and name as many as fit the plot's ~300 px; a laptop's axes keep their angle and up to 24."""
+    phone, laptop = drawn(name, PHONE)["layout"], drawn(name, LAPTOP)["layout"]
+    for key, axis in _axes(phone, "xaxis"):
+        if "ticktext" in axis and axis.get("tickangle") is not None:
+            assert axis["tickangle"] == -90, (name, key)
+            assert len(axis["ticktext"]) * UPRIGHT_LABEL_PX <= PHONE_PLOT, (name, key)
+    for key, axis in _axes(laptop, "xaxis"):
+        assert axis.get("tickangle", -45) != -90, (name, key)
+
+
+def test_a_long_token_axis_names_fewer_tokens_on_a_phone_than_on_a_laptop():
+    from bg_demo.figures.axes import UPRIGHT_LABEL_PX as pitch
+
+    result = backend.causal_lm("One two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+                               "fifteen sixteen seventeen eighteen nineteen twenty twenty-one twenty-two.")
+    counts = {}
+    for page in (PHONE, LAPTOP):
+        with screen.use(page):
+            counts[page] = len(figures.causal_loss_bars(result).layout.xaxis.ticktext)
+    assert counts[PHONE] < counts[LAPTOP] and counts[PHONE] * pitch <= PHONE_PLOT
+
+
+def test_on_a_phone_a_bar_chart_puts_each_label_above_its_bar():
+    """Labels beside the bars took ~170 px of a phone's ~326; above them they read whole and the bars keep the width."""
+    scores = {"internationalisation": 0.6, "cat": 0.3, "dog": 0.1}
+    with screen.use(PHONE):
+        fig = label_bars(scores).to_dict()
+    layout = fig["layout"]
+    assert layout["yaxis"]["showticklabels"] is False
+    notes = [note for note in layout["annotations"] if note.get("yref") == "y"]
+    assert [note["text"] for note in notes] == list(scores)
+    (bar,) = fig["data"]
+    for i, note in enumerate(notes):  # each label's foot on its bar's top edge, from the bar's start
+        assert note["x"] == 0 and note["yanchor"] == "bottom" and note["xanchor"] == "left"
+        assert note["y"] == pytest.approx(i - (1 - layout["bargap"]) / 2)
+    low, high = layout["yaxis"]["range"]
+    assert high < -0.5 < len(scores) - 0.5 == low  # best on top, with room above it for its label
+
+
+@pytest.mark.parametrize("page", [PHONE, LAPTOP])
+def test_a_bar_near_100_percent_keeps_room_for_its_percent_label(page):
+    """"93.0%" beside a bar that ends at 93% of an axis capped at 100% ran off a phone's right edge."""
+    with screen.use(page):
+        layout = label_bars({"POSITIVE": 0.93, "NEGATIVE": 0.07}).layout
+    plot = (PHONE_PLOT if page == PHONE else 1300) - 40
+    top = layout.xaxis.range[1]
+    assert 0.93 / top * plot + text_width("93.0%", layout.font.size) <= plot
+
+
+def test_the_why_panel_on_a_phone_names_its_rows_above_them_and_writes_tokens_only_where_they_fit():
+    """Its row names were cut at the left ("adient × input") and its map was ~60 px wide on a phone."""
+    from dataclasses import replace
+
+    result = backend.explain_fill_mask("The cat sat on the [MASK].")
+    result = replace(result, tokens=("[CLS]", "internationalisation", *result.tokens[2:]))
+    with screen.use(PHONE):
+        phone = figures.explanation_rows(result).to_dict()
+    with screen.use(LAPTOP):
+        laptop = figures.explanation_rows(result).to_dict()
+    (cells,), (wide,) = phone["data"], laptop["data"]
+    assert cells["text"][0][1] == "" and cells["text"][0][0] == "[CLS]"  # ~35-px cells: the long word only hovers
+    assert wide["text"][0][1] == "internationalisation"
+    layout = phone["layout"]
+    assert layout["yaxis"]["showticklabels"] is False
+    rows = [note for note in layout["annotations"] if note.get("yref") == "y"]
+    assert [note["text"] for note in rows] == list(cells["y"])
+    assert all(note["xref"] == "paper" and note["x"] == 0 and note["xanchor"] == "left" for note in rows)
+    assert cells["ygap"] >= 18  # the gap above each row holds its name
+
+
+# --- a text alternative for every figure: layout.meta.alt, in the language served ---------------------------------
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_every_figure_says_what_it_shows_in_words(name):
+    for page in (PHONE, LAPTOP):
+        alt = drawn(name, page)["layout"]["meta"]["alt"]
+        assert len(alt) > 40 and "{" not in alt and alt.endswith((".", "?", "'")), (name, alt)
+
+
+@pytest.mark.parametrize("name", sorted(set(FIGURES) - {"aggregate_heatmap"}))  # its title is the caller's
+def test_every_text_alternative_comes_from_the_text_table(korean, name):
+    alt = FIGURES[name]().to_dict()["layout"]["meta"]["alt"]
+    assert alt.startswith("KO:"), (name, alt)  # every word of it from the table, in the language served
+
+
+def test_text_alternatives_give_the_main_reading():
+    masks = fill_mask("A [MASK] and a [MASK].", top_k=3)
+    alt = fill_mask_bars(masks).layout.meta["alt"]
+    for choices in masks.masks:
+        assert f"'{choices[0].token}' ({choices[0].score:.1%})" in alt
+    assert "'POSITIVE' (90.0%)" in label_bars({"NEGATIVE": 0.1, "POSITIVE": 0.9}).layout.meta["alt"]
+    lab = backend.next_token("The cat", 1.0, n=5, seed=0)
+    assert f"'{lab.candidates[0].token}' ({lab.candidates[0].scaled:.1%})" in figures.next_token_bars(lab).layout.meta["alt"]
+    why = backend.explain_classify("I loved it.", label="POSITIVE")
+    credited = why.tokens[int(np.argmax(why.integrated_gradients))]
+    assert f"Why p(POSITIVE) = {why.score:.1%}" in figures.explanation_rows(why).layout.meta["alt"]
+    assert f"'{credited}' the most" in figures.explanation_rows(why).layout.meta["alt"]
+    with text.use("ko"):
+        assert "레이블 1개" in label_bars({"a": 1.0}).layout.meta["alt"]
+    with text.use("ja"):
+        assert "1 個のラベル" in label_bars({"a": 1.0}).layout.meta["alt"]
+
+
+def test_a_text_alternative_is_plain_text_naming_tokens_as_typed():
+    """meta.alt is read out (an aria-label), never drawn by plotly: a token's "<" is a "<" there, not "&lt;"."""
+    alt = label_bars({MARKUP: 0.9, "x": 0.1}).layout.meta["alt"]
+    assert MARKUP in alt and "&lt;" not in alt
 
 
 def test_the_cumulative_axis_is_titled():
@@ -237,7 +420,9 @@ def test_tokens_and_user_words_reach_every_figure_as_text_never_as_markup():
     built = _with_markup()
     assert set(built) | {"future_share_bars", "head_overview"} == set(FIGURES)  # those two show no tokens
     for name, fig in built.items():
-        strings = list(_strings(fig.to_dict()))
+        drawn = fig.to_dict()
+        drawn["layout"].pop("meta", None)  # the text alternative is no plotly label: see the next test
+        strings = list(_strings(drawn))
         assert not any("<b style" in s for s in strings), name  # plotly would draw it 40 px bold
         assert any("&lt;b style=" in s for s in strings), name  # the characters are there, as entities
 

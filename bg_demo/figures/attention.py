@@ -15,19 +15,50 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from bg_demo.backend.attention import attention_view, head_stats, visible
+from bg_demo.figures import screen
 from bg_demo.figures.axes import (
-    TICK_FONT,
+    COLORBAR_ROOM,
+    NARROW_LABEL_PX,
+    NARROW_UPRIGHT_PX,
+    X_TITLE_ROOM,
+    colorbar,
+    label_depth,
+    labels_across,
+    labels_down,
+    labels_side_by_side,
     layer_names,
     map_height,
+    narrow_map_height,
     percent_axis,
     percent_ticks,
+    plot_px,
     shorten,
     shown_positions,
-    token_axis,
+    tick_font,
     token_names,
+    token_x_axis,
+    token_y_axis,
 )
-from bg_demo.figures.style import OKABE_ITO, base_layout, plain
-from bg_demo.figures.tasks import add_probability_bars, bars_height
+from bg_demo.figures.style import (
+    LINE,
+    OKABE_ITO,
+    SUBPLOT_TITLE_SIZE,
+    axis_title_above,
+    base_layout,
+    font_size,
+    plain,
+    text_width,
+    top_margin,
+    wrap,
+)
+from bg_demo.figures.tasks import (
+    CHART_CHROME,
+    add_probability_bars,
+    bars_height,
+    bars_layout,
+    probability_top,
+    stacked_charts,
+)
 from bg_demo.text import t
 
 WEIGHTS_SCALE = "Viridis"  # perceptually even, colour-blind safe, light high weights stand out on a projector
@@ -41,6 +72,12 @@ MODEL_COLOURS = {"encoder": OKABE_ITO["blue"], "decoder": OKABE_ITO["orange"]}
 PANEL_HEIGHT = 140  # px per row of the layer grid: three rows (twelve heads) fit MAX_HEIGHT
 GRID_CHROME = 170  # px around the grid: title, subplot titles, rotated key labels
 PANEL_TICK_LABELS = 8  # a ~140-px panel has room for about eight token labels
+NARROW_COLUMNS = 2  # small multiples on a phone: two panels a row, as many rows as it takes (the page scrolls)
+PANEL_GAP = 12  # px between two panels side by side on a phone
+PANEL_TITLE_ROOM = 30  # px above each panel on a phone for its subplot title
+LINES_ROW_PX = 16  # px per token in the lines view on a phone: every token named, one line each
+LINES_MAX_PX = 900  # ... until this tall; longer inputs name every k-th
+LINES_LABEL_GAP = 6  # px between a token's label and the end of its lines
 
 
 def _hover() -> str:
@@ -54,24 +91,50 @@ def model_name(role: str) -> str:
     return t(f"fig.attention.model.{role}")
 
 
-def _coloraxis(top: float, title: str | None = None) -> dict:
-    title = t("fig.attention.weight") if title is None else title
-    return dict(colorscale=WEIGHTS_SCALE, cmin=0.0, cmax=max(float(top), 1e-6), colorbar=dict(title=title))
+def _coloraxis(top: float, below: float = 0.0) -> dict:
+    """The weights' colour axis (its bar `below` the plot on a phone: see axes.colorbar)."""
+    return dict(colorscale=WEIGHTS_SCALE, cmin=0.0, cmax=max(float(top), 1e-6),
+                colorbar=colorbar(t("fig.attention.weight"), below))
 
 
-def _token_axes(fig, tokens, key_title: str, query_title: str) -> None:
-    """Keys across, queries down (query 0 on top), on axes whose categories are `token_names(tokens)`."""
-    fig.update_xaxes(**token_axis(tokens), type="category", tickangle=-60, title_text=key_title)
-    fig.update_yaxes(**token_axis(tokens), type="category", autorange="reversed", title_text=query_title)
+def _strongest(matrix, tokens) -> dict:
+    """The largest weight of a (Q, K) matrix and the tokens it joins, for a figure's text alternative."""
+    query, key = np.unravel_index(int(np.argmax(matrix)), matrix.shape)
+    return dict(weight=f"{float(matrix[query, key]):.3f}", query=tokens[query], key=tokens[key])
 
 
-def _matrix_figure(matrix, tokens, title: str, subtitle: str = "") -> go.Figure:
+def _map_layout(fig, tokens, title: str, subtitle: str, alt: str, key_title: str, query_title: str, top=None):
+    """Keys across, queries down (query 0 on top), on axes whose categories are `token_names(tokens)`, coloured on
+    a weight axis up to `top` (None: the trace has its own colours); as tall as the tokens need on a wide screen
+    (see map_height). On a phone the map takes the whole width, about square, with upright key labels, short query
+    labels, the rows named in the subtitle and the colour bar under it."""
+    if not screen.narrow():
+        fig.update_xaxes(**token_x_axis(tokens, plot_px(), angle=-60), type="category", title_text=key_title)
+        fig.update_yaxes(**token_y_axis(tokens, 0), type="category", autorange="reversed", title_text=query_title)
+        colours = dict(coloraxis=_coloraxis(top)) if top is not None else {}
+        fig.update_layout(**base_layout(map_height(len(tokens)), title, subtitle, alt=alt, **colours))
+        return
+    subtitle = subtitle or t("fig.attention.head_subtitle")  # the rows' axis has no room for a title beside it
+    xaxis = token_x_axis(tokens, plot_px(NARROW_LABEL_PX))
+    under = label_depth(xaxis) + X_TITLE_ROOM  # the key labels and the axis title
+    bottom = under + (COLORBAR_ROOM if top is not None else 0)
+    chrome = top_margin(title, subtitle) + bottom
+    height = narrow_map_height(len(tokens), chrome)
+    colours = dict(coloraxis=_coloraxis(top, under / (height - chrome))) if top is not None else {}
+    fig.update_xaxes(**xaxis, type="category", title_text=key_title)
+    fig.update_yaxes(**token_y_axis(tokens, height - chrome), type="category", autorange="reversed")
+    fig.update_layout(**base_layout(height, title, subtitle, alt=alt, **colours))
+    fig.update_layout(margin_b=bottom)
+
+
+def _matrix_figure(matrix, tokens, title: str, subtitle: str = "", alt: str = "") -> go.Figure:
     """One (query, key) matrix as a heatmap filling the width, as tall as its tokens need (see map_height)."""
     matrix = np.asarray(matrix, dtype=np.float32)  # (Q, K)
     names = token_names(tokens)
     fig = go.Figure(go.Heatmap(z=matrix, x=names, y=names, coloraxis="coloraxis", hovertemplate=_hover()))
-    _token_axes(fig, tokens, t("fig.attention.key_axis"), t("fig.attention.query_axis"))
-    fig.update_layout(**base_layout(map_height(len(tokens)), title, subtitle, coloraxis=_coloraxis(matrix.max())))
+    alt = alt or t("fig.alt.map", title=title, n=len(tokens), **_strongest(matrix, tokens))
+    _map_layout(fig, tokens, title, subtitle, alt, t("fig.attention.key_axis"), t("fig.attention.query_axis"),
+                matrix.max())
     return fig
 
 
@@ -91,15 +154,31 @@ def _spacing(rows: int) -> float:
     return min(0.08, 0.9 / (rows - 1)) if rows > 1 else 0.0  # make_subplots rejects more than 1 / (rows - 1)
 
 
+def _grid(n_heads: int) -> tuple[int, int, int, dict]:
+    """(columns, rows, height, make_subplots spacing) of the layer's small multiples: four to a row in MAX_HEIGHT on
+    a wide screen; on a phone NARROW_COLUMNS to a row, each panel about square, as tall as that takes."""
+    if not screen.narrow():
+        cols = min(4, n_heads)
+        rows = math.ceil(n_heads / cols)
+        return cols, rows, GRID_CHROME + PANEL_HEIGHT * rows, dict(horizontal_spacing=0.03, vertical_spacing=_spacing(rows))
+    cols = min(NARROW_COLUMNS, n_heads)
+    rows = math.ceil(n_heads / cols)
+    width = plot_px(NARROW_LABEL_PX)
+    panel = (width - PANEL_GAP * (cols - 1)) / cols
+    grid = rows * panel + (rows - 1) * PANEL_TITLE_ROOM
+    spacing = dict(horizontal_spacing=PANEL_GAP / width, vertical_spacing=PANEL_TITLE_ROOM / grid if rows > 1 else 0)
+    return cols, rows, int(grid), spacing
+
+
 def layer_heads(result, layer: int, hide_special: bool = False) -> go.Figure:
-    """Every head of one layer as small multiples, four to a row, on one shared colour axis; token labels
-    (every k-th) on the left column and under the lowest panel of each column."""
+    """Every head of one layer as small multiples (four to a row; two on a phone), on one shared colour axis; token
+    labels (every k-th) on the left column and under the lowest panel of each column."""
     weights, tokens, _ = visible(result, hide_special)
     n_heads = weights.shape[1]
-    cols = min(4, n_heads)
-    rows = math.ceil(n_heads / cols)
+    narrow = screen.narrow()
+    cols, rows, grid, spacing = _grid(n_heads)
     titles = [t("fig.attention.head_n", head=h) for h in range(n_heads)]
-    fig = make_subplots(rows, cols, subplot_titles=titles, horizontal_spacing=0.03, vertical_spacing=_spacing(rows))
+    fig = make_subplots(rows, cols, subplot_titles=titles, **spacing)
     names = token_names(tokens)
     weight_hover = _hover()
     for h in range(n_heads):
@@ -107,18 +186,45 @@ def layer_heads(result, layer: int, hide_special: bool = False) -> go.Figure:
         hover = f"{titles[h]}<br>" + weight_hover
         trace = go.Heatmap(z=z, x=names, y=names, coloraxis="coloraxis", hovertemplate=hover)
         fig.add_trace(trace, row=h // cols + 1, col=h % cols + 1)
-    axis = token_axis(tokens, PANEL_TICK_LABELS, show=False)
-    fig.update_xaxes(**axis, type="category", tickangle=-60)
-    fig.update_yaxes(**axis, type="category", autorange="reversed")
+    panel = (grid - (rows - 1) * PANEL_TITLE_ROOM) / rows if narrow else PANEL_HEIGHT
+    x_axis = token_x_axis(tokens, panel, angle=-60, max_labels=PANEL_TICK_LABELS, show=False)
+    fig.update_xaxes(**x_axis, type="category")
+    fig.update_yaxes(**token_y_axis(tokens, panel, PANEL_TICK_LABELS, show=False), type="category", autorange="reversed")
     for h in range(max(0, n_heads - cols), n_heads):  # the lowest panel of each column
         fig.update_xaxes(showticklabels=True, row=h // cols + 1, col=h % cols + 1)
     fig.update_yaxes(showticklabels=True, col=1)
-    height = GRID_CHROME + PANEL_HEIGHT * rows
-    fig.update_layout(
-        **base_layout(height, t("fig.attention.layer_title", layer=layer, n_heads=n_heads), subplot_titles=1),
-        coloraxis=_coloraxis(weights[layer].max()),
-    )
+    title = t("fig.attention.layer_title", layer=layer, n_heads=n_heads)
+    strongest = np.unravel_index(int(np.argmax(weights[layer])), weights[layer].shape)  # (head, query, key)
+    alt = t("fig.alt.layer_heads", title=title, n=len(tokens), head=int(strongest[0]),
+            **_strongest(weights[layer, strongest[0]], tokens))
+    if not narrow:
+        layout = base_layout(GRID_CHROME + PANEL_HEIGHT * rows, title, subplot_titles=1, alt=alt,
+                             coloraxis=_coloraxis(weights[layer].max()))
+        fig.update_layout(**layout)
+        return fig
+    under = label_depth(x_axis)
+    bottom = under + COLORBAR_ROOM
+    layout = base_layout(top_margin(title, subplot_titles=1) + grid + bottom, title, subplot_titles=1, alt=alt,
+                         coloraxis=_coloraxis(weights[layer].max(), under / grid))
+    fig.update_layout(**layout)
+    fig.update_layout(margin_b=bottom)
     return fig
+
+
+def _numbers_dtick(n: int, px: float) -> int:
+    """A step for an axis of the numbers 0..n-1 whose labels, read across, fit side by side along `px`."""
+    fit = labels_side_by_side([str(n - 1)], px, tick_font()["size"])
+    return max(1, math.ceil(n / fit))
+
+
+OVERVIEW_UNDER = 24 + X_TITLE_ROOM  # on a phone: the heads' numbers and their title under the tiles
+OVERVIEW_BOTTOM = OVERVIEW_UNDER + COLORBAR_ROOM  # ... and the colour bar under them
+
+
+def _overview_rows_px(n_layers: int, title: str) -> float:
+    """Px of a phone's overview plot (see narrow_map_height): its layers' axis is named above it."""
+    chrome = top_margin(title, subplot_titles=1) + OVERVIEW_BOTTOM
+    return narrow_map_height(n_layers, chrome) - chrome
 
 
 def head_overview(result, stat: str = "entropy", hide_special: bool = False, selected=None) -> go.Figure:
@@ -128,7 +234,8 @@ def head_overview(result, stat: str = "entropy", hide_special: bool = False, sel
     fmt = STAT_FORMATS[stat]
     label, short = t(f"fig.attention.stat.{stat}"), t(f"fig.attention.stat_short.{stat}")
     layer_word, head_word = t("fig.attention.layer"), t("fig.attention.head")
-    n_layers = values.shape[0]
+    n_layers, n_heads = values.shape
+    title = t("fig.attention.overview_title", stat=label)
     ticks = percent_ticks(float(np.nanmax(values) - np.nanmin(values))) if "%" in fmt else {}
     fig = go.Figure(
         go.Heatmap(
@@ -136,7 +243,7 @@ def head_overview(result, stat: str = "entropy", hide_special: bool = False, sel
             colorscale=STATS_SCALE,
             xgap=3,
             ygap=3,
-            colorbar=dict(title=short, **ticks),
+            colorbar=colorbar(short, OVERVIEW_UNDER / _overview_rows_px(n_layers, title), **ticks),
             hovertemplate=f"{layer_word} %{{y}}, {head_word} %{{x}}<br>{label}: %{{z:{fmt}}}<extra></extra>",
         )
     )
@@ -144,10 +251,23 @@ def head_overview(result, stat: str = "entropy", hide_special: bool = False, sel
         layer, head = selected
         box = dict(type="rect", x0=head - 0.5, x1=head + 0.5, y0=layer - 0.5, y1=layer + 0.5)
         fig.add_shape(**box, line=dict(color=OKABE_ITO["vermillion"], width=4))
-    fig.update_xaxes(title_text=head_word, dtick=1, showgrid=False, zeroline=False)
-    fig.update_yaxes(title_text=layer_word, dtick=1, autorange="reversed", showgrid=False, zeroline=False)
-    title = t("fig.attention.overview_title", stat=label)
-    fig.update_layout(**base_layout(map_height(n_layers), title))
+    top = np.unravel_index(int(np.nanargmax(values)), values.shape)
+    alt = t("fig.alt.overview", title=title, layers=n_layers, heads=n_heads, layer=int(top[0]), head=int(top[1]),
+            value=f"{float(values[top]):{fmt}}")
+    axes = dict(showgrid=False, zeroline=False)
+    if not screen.narrow():
+        fig.update_xaxes(title_text=head_word, dtick=1, **axes)
+        fig.update_yaxes(title_text=layer_word, dtick=1, autorange="reversed", **axes)
+        fig.update_layout(**base_layout(map_height(n_layers), title, alt=alt))
+        return fig
+    bottom = OVERVIEW_BOTTOM
+    rows_px = _overview_rows_px(n_layers, title)
+    fig.update_xaxes(title_text=head_word, dtick=_numbers_dtick(n_heads, plot_px(NARROW_LABEL_PX)), **axes)
+    _y_title(fig, layer_word, True, dtick=max(1, math.ceil(n_layers / labels_down(rows_px))), autorange="reversed",
+             **axes)
+    fig.update_layout(**base_layout(top_margin(title, subplot_titles=1) + rows_px + bottom, title, subplot_titles=1,
+                                    alt=alt))
+    fig.update_layout(margin_b=bottom)
     return fig
 
 
@@ -160,9 +280,11 @@ def _segments(queries, keys) -> tuple[np.ndarray, np.ndarray]:
 
 def head_lines(result, layer: int, head: int, hide_special: bool = False) -> go.Figure:
     """bertviz-style lines: tokens in two columns, a line from each query (left) to each key (right),
-    thicker and darker for larger weights. Weights under LINE_BINS[0] are left out."""
+    thicker and darker for larger weights. Weights under LINE_BINS[0] are left out. On a phone every token gets
+    its own line of text (the figure grows taller) and the columns leave the labels exactly the room they take."""
     weights, tokens, _ = visible(result, hide_special)
     matrix = weights[layer, head]  # (Q, K)
+    narrow = screen.narrow()
     fig = go.Figure()
     for i, (low, high) in enumerate(itertools.pairwise(LINE_BINS)):
         queries, keys = np.nonzero((matrix >= low) & (matrix < high))
@@ -175,16 +297,25 @@ def head_lines(result, layer: int, head: int, hide_special: bool = False) -> go.
     middle = dict(x=np.full(len(queries), 0.5, dtype=np.float32), y=((queries + keys) / 2).astype(np.float32))
     marker = dict(size=6, opacity=0)
     fig.add_trace(go.Scatter(**middle, mode="markers", marker=marker, hovertext=hover, hoverinfo="text"))
-    shown = shown_positions(len(tokens))  # every k-th token named, as on the heatmaps' axes
-    for x, side in ((0, "middle left"), (1, "middle right")):
-        text = [plain(shorten(tokens[i])) for i in shown]
-        column = dict(x=np.full(len(shown), x), y=np.array(shown), text=text, textposition=side)
-        fig.add_trace(go.Scatter(**column, mode="text", textfont=TICK_FONT, hoverinfo="skip"))
-    fig.update_xaxes(visible=False, range=[-0.6, 1.6])
-    fig.update_yaxes(visible=False, autorange="reversed")
     subtitle = t("fig.attention.lines_subtitle")
     title = t("fig.attention.head_title", layer=layer, head=head)
-    fig.update_layout(**base_layout(map_height(len(tokens)), title, subtitle, showlegend=False))
+    rows_px = min(max(plot_px(), LINES_ROW_PX * len(tokens)), LINES_MAX_PX) if narrow else None
+    shown = shown_positions(len(tokens), labels_down(rows_px)) if narrow else shown_positions(len(tokens))
+    font = tick_font()
+    text = [plain(shorten(tokens[i], max_px=NARROW_UPRIGHT_PX if narrow else None, size=font["size"])) for i in shown]
+    reach, gap = [-0.6, 1.6], 0.02  # the labels' room beside the lines, and their gap, in lines' lengths
+    if narrow:  # exactly the room the longest label takes, and a little
+        label = max((text_width(words, font["size"]) for words in text), default=0) + LINES_LABEL_GAP + 4
+        length = plot_px() - 2 * label
+        reach, gap = [-label / length, 1 + label / length], LINES_LABEL_GAP / length
+    for x, side in ((-gap, "middle left"), (1 + gap, "middle right")):  # apart from the lines' ends
+        column = dict(x=np.full(len(shown), x), y=np.array(shown), text=text, textposition=side)
+        fig.add_trace(go.Scatter(**column, mode="text", textfont=font, hoverinfo="skip"))
+    fig.update_xaxes(visible=False, range=reach)
+    fig.update_yaxes(visible=False, autorange="reversed")
+    alt = t("fig.alt.lines", title=title, n=len(tokens), **_strongest(matrix, tokens))
+    height = top_margin(title, subtitle) + rows_px + 20 if narrow else map_height(len(tokens))
+    fig.update_layout(**base_layout(height, title, subtitle, alt=alt, showlegend=False))
     return fig
 
 
@@ -219,10 +350,25 @@ def causal_mask_figure(n_tokens: int, tokens=None) -> go.Figure:
         hovertemplate=f"{query} %{{y}} → {key} %{{x}}: %{{z}}<extra>{t('fig.attention.mask_legend')}</extra>",
     )
     fig = go.Figure(trace)
-    _token_axes(fig, tokens, key, query)
     title = t("fig.attention.mask_title")  # short enough for a phone
-    fig.update_layout(**base_layout(map_height(n_tokens), title))
+    _map_layout(fig, tokens, title, "", t("fig.alt.mask", title=title, n=n_tokens), key, query)
     return fig
+
+
+def _below(rows: int = 1) -> tuple[dict, int]:
+    """A legend across the foot of a phone's figure, and the px of margin it takes (about `rows` rows of entries)."""
+    legend = dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0, xanchor="left")
+    return legend, 22 * rows + 8
+
+
+def _y_title(fig, text: str, narrow: bool, **axis) -> int:
+    """A y axis's title: beside it on a wide screen; on a phone across its top (returns the lines that takes)."""
+    if not narrow:
+        fig.update_yaxes(title_text=text, **axis)
+        return 0
+    fig.update_yaxes(**axis)
+    fig.add_annotation(**axis_title_above(text))
+    return 1
 
 
 def future_share_bars(result) -> go.Figure:
@@ -230,23 +376,38 @@ def future_share_bars(result) -> go.Figure:
     result: a CompareResult."""
     fig = go.Figure()
     layer_word = t("fig.attention.layer")
+    narrow = screen.narrow()
+    n_layers = max(len(result.encoder_future), len(result.decoder_future))
+    bar_px = plot_px(40) / max(n_layers, 1) * 0.8 / 2  # two bars a layer, 20% of each layer's room between groups
     for role, shares in (("encoder", result.encoder_future), ("decoder", result.decoder_future)):
+        labels = [f"{share:.0%}" for share in shares]
+        fits = all(text_width(label, font_size()) <= bar_px + 4 for label in labels)  # read across, above its bar
         fig.add_trace(
             go.Bar(
                 x=np.arange(len(shares)),
                 y=np.asarray(shares, dtype=np.float32),
                 name=model_name(role),
                 marker_color=MODEL_COLOURS[role],
-                text=[f"{share:.0%}" for share in shares],
+                text=labels if fits else None,
                 textposition="outside",
                 hovertemplate=f"{model_name(role)}, {layer_word} %{{x}}: %{{y:.1%}}<extra></extra>",
             )
         )
     top = max([*result.encoder_future, *result.decoder_future, 0.1])
-    fig.update_xaxes(title_text=layer_word, dtick=1)
-    fig.update_yaxes(title_text=t("fig.attention.future_axis"), **percent_axis(min(1.0, top * 1.25)))
+    fig.update_xaxes(title_text=layer_word, dtick=_numbers_dtick(n_layers, plot_px(40)) if narrow else 1)
+    above = _y_title(fig, t("fig.attention.future_axis"), narrow, **percent_axis(min(1.0, top * 1.25)))
     title, subtitle = t("fig.attention.future_title"), t("fig.attention.future_subtitle")
-    fig.update_layout(**base_layout(380, title, subtitle, barmode="group", legend=dict(orientation="h", y=-0.2)))
+    alt = t("fig.alt.future", title=title, encoder=f"{max(result.encoder_future, default=0):.0%}",
+            decoder=f"{max(result.decoder_future, default=0):.0%}")
+    if not narrow:
+        legend = dict(orientation="h", y=-0.2)
+        fig.update_layout(**base_layout(380, title, subtitle, alt=alt, barmode="group", legend=legend))
+        return fig
+    legend, room = _below()
+    bottom = 24 + X_TITLE_ROOM + room
+    layout = base_layout(380 + LINE + room, title, subtitle, above, alt=alt, barmode="group", legend=legend)
+    fig.update_layout(**layout)
+    fig.update_layout(margin_b=bottom)
     return fig
 
 
@@ -254,6 +415,7 @@ def same_word_lines(result) -> go.Figure:
     """Cosine similarity of the word's two vectors after every layer, one line per model.
     result: a SameWordResult."""
     fig = go.Figure()
+    narrow = screen.narrow()
     tracks = (result.encoder, result.decoder)
     for track in tracks:
         encoder = track.role == "encoder"
@@ -269,23 +431,59 @@ def same_word_lines(result) -> go.Figure:
             )
         )
     lowest = min(min(track.similarity) for track in tracks)
-    fig.update_xaxes(type="category", title_text=t("fig.attention.same_word_axis"))
+    names = layer_names(max(len(track.similarity) for track in tracks))
+    if narrow:  # upright layer names, as many as fit
+        shown = shown_positions(len(names), labels_across(plot_px(40)))
+        ticks = dict(tickmode="array", tickvals=[names[i] for i in shown], ticktext=[names[i] for i in shown],
+                     tickangle=-90, tickfont=tick_font())
+    else:
+        ticks = {}
+    fig.update_xaxes(type="category", title_text=t("fig.attention.same_word_axis"), **ticks)
     bottom = min(0.5, math.floor(10 * (lowest - 0.05)) / 10)
-    fig.update_yaxes(title_text=t("fig.attention.cosine"), range=[bottom, 1.02])
+    above = _y_title(fig, t("fig.attention.cosine"), narrow, range=[bottom, 1.02])
     title = t("fig.attention.same_word_title", word=plain(result.word))
-    fig.update_layout(**base_layout(400, title, legend=dict(orientation="h", y=-0.3)))
+    alt = t("fig.alt.same_word", word=result.word, encoder=f"{result.encoder.similarity[-1]:.2f}",
+            decoder=f"{result.decoder.similarity[-1]:.2f}")
+    if not narrow:
+        fig.update_layout(**base_layout(400, title, alt=alt, legend=dict(orientation="h", y=-0.3)))
+        return fig
+    legend, room = _below()
+    margin = label_depth(ticks) + X_TITLE_ROOM + room
+    fig.update_layout(**base_layout(top_margin(title, subplot_titles=above) + 240 + margin, title, subplot_titles=above,
+                                    alt=alt, legend=legend))
+    fig.update_layout(margin_b=margin)
     return fig
 
 
 def masked_both_bars(result) -> go.Figure:
-    """BERT's guesses for the [MASK] (both sides) beside GPT-2's next tokens (left side only), best on top.
+    """BERT's guesses for the [MASK] (both sides) beside GPT-2's next tokens (left side only), best on top, on one
+    probability scale so the two read against each other. On a phone one above the other, each full width.
     result: a MaskedBothResult."""
-    # short lines, to fit a phone
-    titles = [f"BERT:<br>{t('fig.attention.both_encoder')}", f"GPT-2:<br>{t('fig.attention.both_decoder')}"]
-    fig = make_subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.18)
-    for col, (role, guesses) in enumerate((("encoder", result.encoder), ("decoder", result.decoder)), start=1):
-        tokens, scores = [guess.token for guess in guesses], [guess.score for guess in guesses]
-        add_probability_bars(fig, tokens, scores, MODEL_COLOURS[role], row=1, col=col)
+    narrow = screen.narrow()
+    sides = (("encoder", "BERT", result.encoder, "both_encoder"), ("decoder", "GPT-2", result.decoder, "both_decoder"))
+    if narrow:  # one line each where it fits
+        titles = [wrap(f"{name}: {t('fig.attention.' + key)}", plot_px() - 8, SUBPLOT_TITLE_SIZE)
+                  for _, name, _, key in sides]
+    else:  # short lines, side by side
+        titles = [f"{name}:<br>{t('fig.attention.' + key)}" for _, name, _, key in sides]
+    lines = max(title.count("<br>") + 1 for title in titles)
     bars = max(len(result.encoder), len(result.decoder))
-    fig.update_layout(**base_layout(bars_height(bars, subplot_titles=2), subplot_titles=2))
+    best = {role: guesses[0] if guesses else None for role, _, guesses, _ in sides}
+    alt = t("fig.alt.masked_both", **{
+        role: t("fig.alt.guess", token=guess.token, score=f"{guess.score:.1%}") if guess else "–"
+        for role, guess in best.items()
+    })
+    if narrow:
+        layout = bars_layout(bars_height(bars, 2, subplot_titles=lines), subplot_titles=lines, alt=alt)
+        fig = stacked_charts(2, titles, layout, CHART_CHROME + LINE * (lines - 1))
+    else:
+        layout = base_layout(bars_height(bars, subplot_titles=lines), subplot_titles=lines, alt=alt)
+        fig = make_subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.18)
+    scores = [guess.score for _, _, guesses, _ in sides for guess in guesses]
+    top = probability_top(scores, plot_px() if narrow else plot_px() * 0.41)  # one scale for both models
+    for i, (role, _, guesses, _) in enumerate(sides):
+        tokens, values = [guess.token for guess in guesses], [guess.score for guess in guesses]
+        row, col = (i + 1, 1) if narrow else (1, i + 1)
+        add_probability_bars(fig, tokens, values, MODEL_COLOURS[role], row=row, col=col, top=top)
+    fig.update_layout(**layout)
     return fig

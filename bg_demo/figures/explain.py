@@ -5,13 +5,18 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from bg_demo.figures.axes import token_axis, token_names
-from bg_demo.figures.style import OKABE_ITO, base_layout, plain
+from bg_demo.figures import screen
+from bg_demo.figures.axes import COLORBAR_ROOM, colorbar, label_depth, plot_px, token_names, token_x_axis
+from bg_demo.figures.style import OKABE_ITO, base_layout, plain, text_width, top_margin
 from bg_demo.text import t
 
 ROWS = ("attention", "gradient_x_input", "integrated_gradients")  # each named by the text "fig.explain.row.<row>"
 ROW_HEIGHT = 60  # px per row of highlights: a token's text fits inside its cell
 CHROME = 190  # title, subtitle, rotated token labels
+NARROW_ROW = 44  # px of a row's cells on a phone ...
+NARROW_ROW_GAP = 22  # ... and of the gap above it, which holds the row's name
+ROW_NAME_SIZE = 12
+CELL_SIZE = 11  # px of a token's text in its cell on a phone, where the cell is wide enough for it
 # one diverging scale for all three rows: white at 0, vermillion for positive, blue for negative
 SCALE = [[0.0, OKABE_ITO["blue"]], [0.5, "#f7f7f7"], [1.0, OKABE_ITO["vermillion"]]]
 
@@ -26,16 +31,26 @@ def _normalised(values) -> np.ndarray:
 def explanation_rows(result) -> go.Figure:
     """Three rows over the same tokens: attention from the prediction's position(s), gradient × input and
     integrated gradients of its probability; each row scaled to its own largest magnitude (hover: the raw
-    value). result: an Explanation."""
+    value). On a phone the rows take the whole width, each named above it, the tokens written in the cells wide
+    enough for them, the colour bar under the map. result: an Explanation."""
+    narrow = screen.narrow()
     raw = np.array([result.attention, result.gradient_x_input, result.integrated_gradients], dtype=np.float64)
     z = np.stack([_normalised(row) for row in raw])
     names = token_names(result.tokens)
-    text = [[plain(token) for token in result.tokens]] * len(ROWS)
+    rows = [t(f"fig.explain.row.{row}") for row in ROWS]
+    cell_px = plot_px() / max(len(result.tokens), 1)
+    tokens = [plain(token) for token in result.tokens]
+    xaxis = dict(**token_x_axis(result.tokens, plot_px()), type="category")
+    grid = len(ROWS) * (NARROW_ROW + NARROW_ROW_GAP)  # a phone's rows, each with the gap above it
+    if narrow:
+        tokens = [token if text_width(token, CELL_SIZE) <= cell_px - 4 else "" for token in tokens]
+    scale = dict(below=label_depth(xaxis) / grid) if narrow else dict(len=0.8)
     fig = go.Figure(
         go.Heatmap(
-            z=z.tolist(), x=names, y=[t(f"fig.explain.row.{row}") for row in ROWS], customdata=raw.tolist(), text=text,
-            texttemplate="%{text}", colorscale=SCALE, zmin=-1, zmax=1, xgap=2, ygap=4,
-            colorbar=dict(title=t("fig.explain.colorbar"), len=0.8),
+            z=z.tolist(), x=names, y=rows, customdata=raw.tolist(), text=[tokens] * len(ROWS),
+            texttemplate="%{text}", colorscale=SCALE, zmin=-1, zmax=1, xgap=2,
+            ygap=NARROW_ROW_GAP if narrow else 4, textfont=dict(size=CELL_SIZE) if narrow else None,
+            colorbar=colorbar(t("fig.explain.colorbar"), **scale),
             hovertemplate="%{y}<br>%{x}: %{customdata:.4g}<extra></extra>",
         )
     )
@@ -43,9 +58,21 @@ def explanation_rows(result) -> go.Figure:
     target = t(result.target.key, **result.target.values)  # the backend names what it explains as data
     title = t("fig.explain.title", target=plain(target), score=f"{result.score:.1%}")
     subtitle = t("fig.explain.subtitle", layer=result.layer, head=head, steps=result.steps)
-    fig.update_layout(
-        **base_layout(CHROME + ROW_HEIGHT * len(ROWS), title, subtitle),
-        xaxis=dict(**token_axis(result.tokens), type="category", tickangle=-45),
-        yaxis=dict(autorange="reversed", showgrid=False, title=t("fig.explain.rows_axis")),
-    )
+    credited = int(np.argmax(raw[2])) if raw.shape[1] else 0
+    alt = t("fig.alt.explain", title=t("fig.explain.title", target=target, score=f"{result.score:.1%}"),
+            n=len(result.tokens), token=result.tokens[credited] if result.tokens else "")
+    if not narrow:
+        fig.update_layout(
+            **base_layout(CHROME + ROW_HEIGHT * len(ROWS), title, subtitle, alt=alt), xaxis=dict(xaxis, tickangle=-45),
+            yaxis=dict(autorange="reversed", showgrid=False, title=t("fig.explain.rows_axis")),
+        )
+        return fig
+    for i, name in enumerate(rows):  # each row's name in the gap above it, from the left edge
+        fig.add_annotation(text=name, x=0, xref="paper", y=i - 0.5, yref="y", xanchor="left", yanchor="middle",
+                           showarrow=False, font=dict(size=ROW_NAME_SIZE))
+    bottom = label_depth(xaxis) + COLORBAR_ROOM
+    height = top_margin(title, subtitle) + NARROW_ROW_GAP // 2 + grid + bottom
+    yaxis = dict(autorange="reversed", showgrid=False, showticklabels=False, zeroline=False)
+    fig.update_layout(**base_layout(height, title, subtitle, alt=alt), xaxis=xaxis, yaxis=yaxis)
+    fig.update_layout(margin_b=bottom, margin_t=fig.layout.margin.t + NARROW_ROW_GAP // 2)
     return fig

@@ -7,11 +7,43 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
-from bg_demo.figures.axes import layer_names, map_height, percent_axis, percent_ticks, token_axis, token_names
-from bg_demo.figures.style import OKABE_ITO, base_layout, plain
+from bg_demo.figures import screen
+from bg_demo.figures.axes import (
+    COLORBAR_ROOM,
+    X_TITLE_ROOM,
+    colorbar,
+    label_depth,
+    labels_down,
+    layer_names,
+    map_height,
+    narrow_map_height,
+    percent_axis,
+    percent_ticks,
+    plot_px,
+    shown_positions,
+    tick_font,
+    token_axis,
+    token_names,
+    token_x_axis,
+)
+from bg_demo.figures.style import (
+    FONT,
+    OKABE_ITO,
+    SERIES_COLOURS,
+    axis_title_above,
+    base_layout,
+    plain,
+    text_width,
+    top_margin,
+    wrap,
+)
 from bg_demo.text import t
 
 COLORBAR_TICKS = 2  # 0%, 50%, 100%: a colour bar beside a few layers has room for three labels
+NARROW_BEAMS = 4  # beams drawn on a phone: the best four, which the eye can follow on ~300 px
+BEAM_DASHES = ("solid", "dash", "dot", "dashdot")  # with the colour, a second cue for each rank
+BEAM_MARKER_PX = 14  # px per step under which markers crowd the lines: lines only
+BEAM_TEXT_CHARS = 60  # the end of a beam's text in its hover and in the figure's text alternative
 # probability bins for colouring generated tokens: (lower bound, background, label); blue = expected,
 # orange = surprising, so the scale survives every common colour-vision deficiency
 PROBABILITY_BINS = (
@@ -56,8 +88,10 @@ def probability_legend_html() -> str:
 def next_token_bars(result) -> go.Figure:
     """Candidates for the next token, best first: bars after temperature (blue if they may be sampled,
     grey if top-k drops them, orange if top-p does), the model's own probability as a marker, and the
-    cumulative probability that top-p reads as a line with its threshold."""
+    cumulative probability that top-p reads as a line with its threshold. On a phone the cumulative axis keeps its
+    line and threshold but not its labels (the plot keeps the width) and the probability axis is named above it."""
     cands = result.candidates
+    narrow = screen.narrow()
     x = list(range(len(cands)))  # integer positions: two candidates may print alike
     colours = [
         OKABE_ITO["blue"] if c.kept_by_top_p else OKABE_ITO["orange"] if c.kept_by_top_k else "#bbbbbb"
@@ -77,16 +111,19 @@ def next_token_bars(result) -> go.Figure:
             f"<br>{after}: %{{y:.2%}}<br>{sampled}: %{{customdata[3]:.2%}}<br>%{{customdata[4]}}<extra></extra>",
         )
     )
+    marker_size = min(18, max(6, plot_px(40) / max(len(cands), 1) * 0.8))  # as wide as a bar, at most
     fig.add_trace(
         go.Scatter(
             x=x, y=[c.score for c in cands], mode="markers", name=t("fig.generation.model_marker"),
-            marker=dict(symbol="line-ew", size=18, line=dict(width=3, color=OKABE_ITO["black"])), hoverinfo="skip",
+            marker=dict(symbol="line-ew", size=marker_size, line=dict(width=3, color=OKABE_ITO["black"])),
+            hoverinfo="skip",
         )
     )
     fig.add_trace(
         go.Scatter(
             x=x, y=[c.cumulative for c in cands], mode="lines+markers", name=t("fig.generation.cumulative_line"),
-            yaxis="y2", line=dict(color=OKABE_ITO["green"], width=2), hoverinfo="skip",
+            yaxis="y2", line=dict(color=OKABE_ITO["green"], width=2), marker=dict(size=4 if narrow else 6),
+            hoverinfo="skip",
         )
     )
     if result.top_p < 1.0:
@@ -95,23 +132,50 @@ def next_token_bars(result) -> go.Figure:
     title = t("fig.generation.entropy_title", before=f"{result.entropy:.2f}", after=f"{result.entropy_scaled:.2f}")
     subtitle = t("fig.generation.can_sample", n=result.kept, plural="s" if result.kept != 1 else "")
     top = min(1.0, 1.1 * max((max(c.scaled, c.score) for c in cands), default=1.0))
+    best = cands[0] if cands else None
+    alt = t("fig.alt.next_token", n=len(cands), kept=result.kept,
+            best=t("fig.alt.guess", token=best.token, score=f"{best.scaled:.1%}") if best else "–")
     legend = dict(orientation="h", yref="container", y=0, yanchor="bottom")  # under the axis title, off the bars
+    tokens = [c.token for c in cands]
+    xaxis = dict(**token_x_axis(tokens, plot_px(40)), title=t("fig.generation.candidates_axis"))
+    cumulative = dict(overlaying="y", side="right", showgrid=False, **percent_axis(1.05))
+    if not narrow:
+        fig.update_layout(
+            **base_layout(460, title, subtitle, alt=alt, bargap=0.2, legend=legend), xaxis=xaxis,
+            yaxis=dict(title=t("fig.generation.probability"), **percent_axis(top)),
+            yaxis2=dict(title=t("fig.generation.cumulative_axis"), **cumulative),
+        )
+        return fig
+    bottom = label_depth(xaxis) + X_TITLE_ROOM + 3 * 22 + 8  # upright labels, the axis title, a legend of three rows
+    fig.add_annotation(**axis_title_above(t("fig.generation.probability")))
     fig.update_layout(
-        **base_layout(460, title, subtitle, bargap=0.2, legend=legend),
-        xaxis=dict(**token_axis([c.token for c in cands]), tickangle=-45, title=t("fig.generation.candidates_axis")),
-        yaxis=dict(title=t("fig.generation.probability"), **percent_axis(top)),
-        yaxis2=dict(overlaying="y", side="right", title=t("fig.generation.cumulative_axis"), showgrid=False,
-                    **percent_axis(1.05)),
+        **base_layout(top_margin(title, subtitle, 1) + 260 + bottom, title, subtitle, 1, alt=alt, bargap=0.2,
+                      legend=dict(legend, x=0, xanchor="left")),
+        xaxis=xaxis, yaxis=percent_axis(top), yaxis2=dict(showticklabels=False, ticks="", **cumulative),
     )
+    fig.update_layout(margin_b=bottom)
     return fig
+
+
+def _cell_text(predictions, cell_px: float, size: float) -> list[list[str]]:
+    """Each cell's prediction where it fits the cell legibly, "" where it does not (the hover names it)."""
+    return [[plain(token) if text_width(plain(token), size) <= cell_px - 4 else "" for token in row]
+            for row in predictions]
 
 
 def logit_lens_heatmap(result) -> go.Figure:
     """Layers (bottom = embeddings, top = last layer) x positions: each cell the token predicted next at
-    that layer, coloured by its probability."""
-    n_layers = len(result.layers)
+    that layer, coloured by its probability, written in the cell where it fits."""
+    n_layers, n_tokens = len(result.layers), len(result.tokens)
+    narrow = screen.narrow()
     layers = layer_names(n_layers)  # result.layers ("embeddings", "layer 0", …) in the language served
     after, predicts, final = (t(f"fig.generation.lens_{word}") for word in ("after", "predicts", "final_rank"))
+    label_px = 34 if narrow else 110  # the layers' names beside the rows
+    cell_size = 11 if narrow else FONT["size"]
+    title = t("fig.generation.lens_title")
+    last = result.predictions[-1][-1] if n_tokens else ""
+    alt = t("fig.alt.lens", layers=n_layers, n=n_tokens, token=result.tokens[-1] if n_tokens else "",
+            best=t("fig.alt.guess", token=last, score=f"{float(result.probabilities[-1, -1]):.1%}") if n_tokens else "–")
     fig = go.Figure(
         go.Heatmap(
             z=result.probabilities.astype(np.float32),  # (layers, positions)
@@ -122,40 +186,94 @@ def logit_lens_heatmap(result) -> go.Figure:
             colorscale="Cividis",
             zmin=0.0,
             zmax=1.0,
-            colorbar=dict(title=t("fig.generation.probability"), **percent_ticks(1.0, COLORBAR_TICKS)),
+            colorbar=colorbar(t("fig.generation.probability"), **percent_ticks(1.0, COLORBAR_TICKS)),
             customdata=result.final_rank,
             hovertemplate=f"%{{y}}, {after} %{{x}}<br>{predicts} %{{text}} (%{{z:.1%}})<br>"
             f"{final}: %{{customdata}}<extra></extra>",
         )
     )
-    fig.update_layout(
-        **base_layout(map_height(n_layers), t("fig.generation.lens_title")),
-        xaxis=dict(**token_axis(result.tokens), type="category", tickangle=-45, title=t("fig.generation.lens_x")),
-        yaxis=dict(**token_axis(layers), type="category", title=t("fig.generation.layer")),
-    )
+    xaxis = dict(**token_x_axis(result.tokens, plot_px(label_px)), type="category", title=t("fig.generation.lens_x"))
+    if not narrow:
+        fig.update_layout(
+            **base_layout(map_height(n_layers), title, alt=alt), xaxis=xaxis,
+            yaxis=dict(**token_axis(layers), type="category", title=t("fig.generation.layer")),
+        )
+        return fig
+    # a phone: the cells' text where it fits; short layer names ("emb", "0", "1", …) and the axis named above
+    cell_px = plot_px(label_px) / max(n_tokens, 1)
+    fig.update_traces(text=_cell_text(result.predictions, cell_px, cell_size), texttemplate="%{text}",
+                      textfont=dict(size=cell_size),
+                      customdata=np.stack([np.asarray(result.final_rank, dtype=object),
+                                          np.array([[plain(tok) for tok in row] for row in result.predictions], dtype=object)], axis=-1),
+                      hovertemplate=f"%{{y}}, {after} %{{x}}<br>{predicts} %{{customdata[1]}} (%{{z:.1%}})<br>"
+                      f"{final}: %{{customdata[0]}}<extra></extra>")
+    short = [t("fig.axes.embeddings_short")] + [str(i) for i in range(n_layers - 1)]
+    under = label_depth(xaxis) + X_TITLE_ROOM  # the upright labels and the axis title
+    bottom = under + COLORBAR_ROOM
+    chrome = top_margin(title, subplot_titles=1) + bottom
+    height = narrow_map_height(n_layers, chrome)
+    fig.update_traces(colorbar=colorbar(t("fig.generation.probability"), under / (height - chrome),
+                                        **percent_ticks(1.0, COLORBAR_TICKS)))
+    rows = shown_positions(n_layers, labels_down(height - chrome))
+    yaxis = dict(type="category", tickmode="array", tickvals=[layers[i] for i in rows],
+                 ticktext=[plain(short[i]) for i in rows], tickfont=tick_font(), showgrid=False)
+    fig.add_annotation(**axis_title_above(t("fig.generation.layer")))
+    fig.update_layout(**base_layout(height, title, subplot_titles=1, alt=alt), xaxis=xaxis, yaxis=yaxis)
+    fig.update_layout(margin_b=bottom)
     return fig
+
+
+def _beam_ranks(result) -> int:
+    """How many of the best beams to draw: every one kept on a wide screen, the best NARROW_BEAMS on a phone."""
+    kept = max((len(step.beams) for step in result.beam_steps), default=0)
+    return min(kept, NARROW_BEAMS) if screen.narrow() else kept
 
 
 def beam_figure(result) -> go.Figure:
-    """The beams beam search keeps at each step, placed by their cumulative log-probability."""
+    """The beams beam search keeps at each step, by how far each trails the best one's cumulative log-probability
+    (the best at 0): at any length the beams stay apart, where their totals would lie on top of each other. One
+    Okabe-Ito colour per rank; markers while the steps are few enough to tell apart."""
     fig = go.Figure()
-    step_word = t("fig.generation.step")
-    for rank in range(max((len(step.beams) for step in result.beam_steps), default=0)):
-        steps = [step for step in result.beam_steps if rank < len(step.beams)]
+    narrow = screen.narrow()
+    step_word, total = t("fig.generation.step"), t("fig.generation.beam_total")
+    steps = [step for step in result.beam_steps if step.beams]
+    last = max((step.step for step in steps), default=1)
+    width = plot_px(50)
+    mode = "lines+markers" if width / max(last, 1) >= BEAM_MARKER_PX else "lines"
+    for rank in range(_beam_ranks(result)):
+        shown = [step for step in steps if rank < len(step.beams)]
+        colour = SERIES_COLOURS[rank % len(SERIES_COLOURS)]
         fig.add_trace(
             go.Scatter(
-                x=[step.step for step in steps],
-                y=[step.beams[rank][1] for step in steps],
-                mode="markers",
+                x=[step.step for step in shown],
+                y=[step.beams[rank][1] - step.beams[0][1] for step in shown],
+                mode=mode,
                 name=t("fig.generation.beam_n", n=rank + 1),
-                marker=dict(size=11),
-                text=[plain(step.beams[rank][0]) for step in steps],
-                hovertemplate=f"{step_word} %{{x}}: %{{y:.2f}}<br>…%{{text}}<extra></extra>",
+                line=dict(color=colour, width=2.5 if rank == 0 else 1.5, dash=BEAM_DASHES[rank % len(BEAM_DASHES)]),
+                marker=dict(size=7, color=colour),
+                customdata=[[step.beams[rank][1], plain(_tail(step.beams[rank][0]))] for step in shown],
+                hovertemplate=f"{step_word} %{{x}}: %{{y:.2f}} ({total} %{{customdata[0]:.2f}})"
+                "<br>…%{customdata[1]}<extra></extra>",
             )
         )
-    fig.update_layout(
-        **base_layout(360, t("fig.generation.beam_title")),
-        xaxis=dict(title=t("fig.generation.new_tokens"), dtick=1),
-        yaxis=dict(title=t("fig.generation.beam_y")),
-    )
+    title = t("fig.generation.beam_title")
+    best = steps[-1].beams[0] if steps else ("", 0.0)
+    alt = t("fig.alt.beams", n=_beam_ranks(result), steps=last, score=f"{best[1]:.2f}", text=_tail(best[0]))
+    xaxis = dict(title=t("fig.generation.new_tokens"), range=[0, last + 0.5], rangemode="tozero",
+                 nticks=max(2, int(width // (70 if narrow else 60))), tick0=0, zeroline=False)
+    if not narrow:
+        fig.update_layout(**base_layout(360, title, alt=alt), xaxis=xaxis,
+                          yaxis=dict(title=wrap(t("fig.generation.beam_y"), 220, 15)))
+        return fig
+    legend, room = dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0, xanchor="left"), 2 * 22 + 8
+    fig.add_annotation(**axis_title_above(t("fig.generation.beam_y")))
+    bottom = label_depth(xaxis) + X_TITLE_ROOM + room
+    fig.update_layout(**base_layout(top_margin(title, subplot_titles=1) + 240 + bottom, title, subplot_titles=1, alt=alt,
+                                    legend=legend), xaxis=xaxis, yaxis=dict(nticks=6))
+    fig.update_layout(margin_b=bottom)
     return fig
+
+
+def _tail(text: str, chars: int = BEAM_TEXT_CHARS) -> str:
+    """The end of a beam's text, where it differs from the others."""
+    return text if len(text) <= chars else "…" + text[-(chars - 1):]

@@ -4,9 +4,25 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from bg_demo.figures.axes import token_axis
-from bg_demo.figures.style import OKABE_ITO, base_layout, plain
+from bg_demo.figures import screen
+from bg_demo.figures.axes import X_TITLE_ROOM, label_depth, plot_px, token_x_axis
+from bg_demo.figures.style import OKABE_ITO, axis_title_above, base_layout, plain, top_margin
 from bg_demo.text import t
+
+HEIGHT = 380
+NARROW_PLOT = 240  # px of bars on a phone, under the titles and over the labels and legend
+LEGEND_ROW = 22  # px per row of a legend across the foot of a phone's figure
+
+
+def _narrow_layout(fig, title: str, subtitle: str, y_title: str, legend_rows: int, alt: str, **layout) -> None:
+    """A phone's bar chart: the y axis named across its top, upright token labels and their axis title, then
+    the legend across the foot of the figure."""
+    fig.add_annotation(**axis_title_above(y_title))
+    legend = dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0, xanchor="left")
+    bottom = label_depth(layout["xaxis"]) + X_TITLE_ROOM + legend_rows * LEGEND_ROW + 8
+    height = top_margin(title, subtitle, 1) + NARROW_PLOT + bottom
+    fig.update_layout(**base_layout(height, title, subtitle, 1, alt=alt, legend=legend, **layout))
+    fig.update_layout(margin_b=bottom)
 
 
 def embedding_norms(result) -> go.Figure:
@@ -30,12 +46,18 @@ def embedding_norms(result) -> go.Figure:
             for part, field, colour in parts
         ]
     )
-    fig.update_layout(
-        **base_layout(380, t("fig.pretraining.norms_title"), barmode="group",
-                      legend=dict(orientation="h", y=-0.3)),
-        xaxis=dict(**token_axis([row.token for row in rows]), tickangle=-45),
-        yaxis=dict(title=t("fig.pretraining.l2")),
-    )
+    title = t("fig.pretraining.norms_title")
+    longest = max(rows, key=lambda row: row.sum_norm, default=None)
+    alt = t("fig.alt.norms", n=len(rows), token=longest.token if longest else "",
+            norm=f"{longest.sum_norm:.2f}" if longest else "–")
+    xaxis = token_x_axis([row.token for row in rows], plot_px(40))
+    if not screen.narrow():
+        fig.update_layout(
+            **base_layout(HEIGHT, title, alt=alt, barmode="group", legend=dict(orientation="h", y=-0.3)),
+            xaxis=xaxis, yaxis=dict(title=t("fig.pretraining.l2")),
+        )
+        return fig
+    _narrow_layout(fig, title, "", t("fig.pretraining.l2"), 1, alt, barmode="group", xaxis=xaxis)
     return fig
 
 
@@ -55,10 +77,14 @@ def causal_loss_bars(result) -> go.Figure:
     title = t("fig.pretraining.loss_title")
     # the mean loss in the subtitle: never over the bars
     mean = t("fig.pretraining.loss_subtitle", loss=f"{result.loss:.2f}", perplexity=f"{result.perplexity:.1f}")
-    fig.update_layout(
-        **base_layout(380, title, mean),
-        xaxis=dict(**token_axis([step.target for step in steps]), tickangle=-45,
-                   title=t("fig.pretraining.target_axis")),
-        yaxis=dict(title=t("fig.pretraining.loss_axis"), rangemode="tozero"),
-    )
+    worst = max(steps, key=lambda step: step.loss, default=None)
+    alt = t("fig.alt.loss", n=len(steps), loss=f"{result.loss:.2f}", token=worst.target if worst else "",
+            worst=f"{worst.loss:.2f}" if worst else "–")
+    xaxis = dict(**token_x_axis([step.target for step in steps], plot_px(40)), title=t("fig.pretraining.target_axis"))
+    yaxis = dict(rangemode="tozero")
+    if not screen.narrow():
+        fig.update_layout(**base_layout(HEIGHT, title, mean, alt=alt), xaxis=xaxis,
+                          yaxis=dict(yaxis, title=t("fig.pretraining.loss_axis")))
+        return fig
+    _narrow_layout(fig, title, mean, t("fig.pretraining.loss_axis"), 0, alt, xaxis=xaxis, yaxis=yaxis)
     return fig

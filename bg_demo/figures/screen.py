@@ -11,7 +11,8 @@ from contextvars import ContextVar
 
 WIDE = 1280  # px of page when nobody says: a laptop, and what API callers and exports get
 NARROW = 700  # a page narrower than this (a phone, a split screen) gets the narrow layouts
-PAGE_PADDING = 48  # px the page and the plot's block take around a figure on a narrow screen (16 + 8 a side)
+PAGE_PADDING = 64  # px the page, the tab and the plot's block take around a figure on a narrow screen (measured:
+# a 390-px page draws a full-width figure 326 px wide)
 MIN_WIDTH, MAX_WIDTH = 280, 4000  # a reported width outside these is a mistake, clamped
 
 _explicit: ContextVar[int | None] = ContextVar("bg_demo_screen", default=None)
