@@ -4,9 +4,8 @@
 (() => {
   const FOLDED_KEY = "bg_demo.folded";  // the intros already read, kept for the next visit
   const TOP_GAP = 8;  // px left above an element scrolled to the top
-  const TRIGGER_MS = 3000;
-  const SETTLE_MS = 1500;
-  const LINK_MS = 20000;  // how long after the page opens a linked run's result is still brought into view
+  const TRIGGER_MS = 15000;  // an example first fills its inputs (a round trip), so a busy server may take a while
+  const SETTLE_MS = 3000;
   const RESULT_TOP = 0.4;  // a result whose top is lower on the screen than this fraction is scrolled up  // how long a finished result is kept in view while it is drawn  // a run that starts this soon after the user's action is that action's
   let trigger = null;  // {panel, el, at}: where, from what and when the user last started a run
   let watching = null;  // the first output of that run, while it is computed
@@ -32,6 +31,7 @@
     lead(el);
     const sizes = new ResizeObserver(() => lead(el));
     sizes.observe(el);
+    sizes.observe(document.body);  // and while what is above it settles (a box filled, a tracker gone)
     setTimeout(() => sizes.disconnect(), SETTLE_MS);
   };
   // a result starts in the upper part of the screen, so what follows its first output is in view too
@@ -95,14 +95,16 @@
 
   // a result comes after what started it (an example first fills the inputs above it: they are not the result)
   const recent = (el) => {
-    if (!trigger || Date.now() - trigger.at > TRIGGER_MS) return false;
+    if (!trigger) return false;
     if (!trigger.panel) return !!panelOf(el);  // a link that runs its page: the first output in a tab
-    return trigger.panel === panelOf(el) && !trigger.el.contains(el)
+    return Date.now() - trigger.at < TRIGGER_MS && trigger.panel === panelOf(el) && !trigger.el.contains(el)
       && !!(trigger.el.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING);
   };
-  // a link that runs its page (run=1) shows the result it was sent for
+  // a link that runs its page (run=1) shows the result it was sent for, unless the user has moved on by then
   if (/^(1|true|yes|on)$/i.test(new URLSearchParams(location.search).get("run") || "")) {
-    trigger = {panel: null, el: null, at: Date.now() + LINK_MS - TRIGGER_MS};
+    trigger = {panel: null, el: null, at: Date.now()};
+    const moved = () => { if (trigger && !trigger.panel) trigger = null; };
+    for (const kind of ["wheel", "touchmove", "keydown", "mousedown"]) window.addEventListener(kind, moved, {capture: true, once: true});
   }
   const alt = (plot) => {
     const text = plot.layout && plot.layout.meta && plot.layout.meta.alt;
@@ -143,6 +145,9 @@
         watching = block;  // the first output to start is the top of the result
         trigger = null;
         lead(block);
+      } else if (!busy && !watching && recent(block) && shown(block)) {
+        trigger = null;  // a run too quick (or a page too busy) to be seen starting: its result when it is done
+        settle(block);
       } else if (!busy && block === watching) {
         watching = null;
         const panel = panelOf(block), box = panel && errorIn(panel);
