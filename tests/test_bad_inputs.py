@@ -4,6 +4,7 @@ the generic "something went wrong", an empty error or Gradio's own English; the 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import re
@@ -12,12 +13,16 @@ import threading
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
+import gradio as gr
 import httpx
 import pytest
 
-from bg_demo import text
+from bg_demo import backend, text
 from bg_demo.config import LIMITS
+from bg_demo.text import Text
 from bg_demo.ui import build_demo
+from bg_demo.ui.common import plain
+from bg_demo.ui.strings import words
 
 # a valid value for each text parameter without a default, so that each probe changes one input only
 TEXTS = {
@@ -239,6 +244,103 @@ def test_a_folder_that_will_not_load_is_named_without_its_path(app, monkeypatch,
     event, message = call(url, "/classify", ["I loved it."])
     assert event == "error" and "'missing-model'" in message and "BG_DEMO_SENTIMENT" in message
     assert str(tmp_path) not in message
+
+
+# --- number boxes in the browser: Gradio's own preprocessing runs first, then the page's handler ----------------
+
+
+def in_page(demo, handler: str, values: list, lang: str) -> list:
+    """What a page in `lang` gets when the browser sends `values` to its event whose function is `handler`: Gradio's
+    preprocessing, the handler and the postprocessing, as for a click. An error Gradio raises itself (its toast in
+    the corner, in English) comes out as an exception."""
+    from gradio.state_holder import SessionState
+
+    event = next(fn for fn in demo.fns.values() if getattr(fn.fn, "__name__", None) == handler)
+    with text.use(lang):
+        return asyncio.run(demo.process_api(event, values, SessionState(demo)))["data"]
+
+
+def test_no_number_box_has_bounds_that_gradio_enforces_before_our_checks(app):
+    """A number box with a minimum or a maximum makes Gradio refuse a value past it in its own English, in a corner
+    toast, before the handler runs; the bounds are checked by the app instead. (A slider keeps its range: the
+    browser brings its box back within it, so it never sends a value past it.)"""
+    demo, _ = app
+    bounded = [(words(block.label, "en"), block.minimum, block.maximum) for block in demo.blocks.values()
+               if isinstance(block, gr.Number) and (block.minimum is not None or block.maximum is not None)]
+    assert bounded == []
+    boxes = {words(block.label, "en") for block in demo.blocks.values() if isinstance(block, gr.Number)}
+    assert {"Seed (which tokens get picked)", "Which [MASK] (1 = the first)", "Which guess (1 = the best)"} <= boxes
+
+
+ENTITIES = "Apple Inc. was founded by Steve Jobs in Cupertino."
+MASKED = "The cat sat on the [MASK]."
+
+
+def _generation(max_new_tokens) -> list:
+    """The Generate page's inputs, greedy, with `max_new_tokens`."""
+    return ["Once upon a time", "greedy", max_new_tokens, 1.0, 50, 0.9, 4, 1, "", 0, 1.0, ""]
+
+
+def _out_of_range(field: str, low, high, got) -> tuple[str, dict]:
+    return "error.out_of_range", dict(what=Text(f"field.{field}"), low=low, high=high, got=got)
+
+
+@pytest.mark.parametrize(
+    ("handler", "values", "message"),
+    [
+        ("corrupt_in_page", [SENTENCE, -3, ""], _out_of_range("Seed", 0, 2**31 - 1, "-3")),
+        ("generate_in_page", _generation(0), _out_of_range("New tokens", 1, LIMITS.max_new_tokens, "0")),
+        ("generate_in_page", _generation(-3), _out_of_range("New tokens", 1, LIMITS.max_new_tokens, "-3")),
+        ("generate_in_page", _generation(100000), _out_of_range("New tokens", 1, LIMITS.max_new_tokens, "100000")),
+        # the Why? panels count as their fields do: from 1
+        ("explain_fill_mask_in_page", [MASKED, 3, 1, "last", "mean", "", 5], _out_of_range("Mask", 1, 1, "3")),
+        ("explain_fill_mask_in_page", [MASKED, 0, 1, "last", "mean", "", 5], _out_of_range("Mask", 1, 1, "0")),
+        # only a guess on screen (top-k) can be explained
+        ("explain_fill_mask_in_page", [MASKED, 1, 7, "last", "mean", "", 5], _out_of_range("Guess", 1, 5, "7")),
+        ("explain_fill_mask_in_page", [MASKED, 1, 0, "last", "mean", "", 5], _out_of_range("Guess", 1, 5, "0")),
+        ("explain_entity_in_page", [ENTITIES, "average", 0, "last", "mean"], _out_of_range("Entity", 1, "{n}", "0")),
+        ("explain_entity_in_page", [ENTITIES, "average", 99, "last", "mean"], _out_of_range("Entity", 1, "{n}", "99")),
+        ("explain_generation_in_page", ["Once upon a time", "{generated}", 0, "last", "mean", ""],
+         ("why.sequence_range", dict(n=1))),
+        ("explain_generation_in_page", ["Once upon a time", "{generated}", 2, "last", "mean", ""],
+         ("why.sequence_range", dict(n=1))),
+        # a layer the model does not have: the list offers more than a small model's layers until it has explained
+        ("explain_classify_in_page", ["I loved it.", "7", "mean"], _out_of_range("Layer", 0, 1, "7")),
+    ],
+)
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_a_number_out_of_range_is_refused_beside_the_output_in_the_pages_language(app, handler, values, message, lang):
+    demo, _ = app
+    if "{generated}" in values:  # the result on screen, which the generation's panel reads
+        generated = backend.generate("Once upon a time", "greedy", max_new_tokens=3).to_dict()
+        values = [generated if value == "{generated}" else value for value in values]
+    key, fill = message
+    if "{n}" in fill.values():  # how many entities the tiny model finds
+        n = len(backend.recognize_entities(ENTITIES, "average").entities)
+        fill = {name: n if value == "{n}" else value for name, value in fill.items()}
+    *outputs, box = in_page(demo, handler, values, lang)
+    assert box["visible"] and box["value"] == f"⚠️ {plain(text.t(key, lang, **fill))}"
+    assert all(_unchanged(output) for output in outputs)  # the result on screen stays
+
+
+def _unchanged(output) -> bool:
+    """An output update that changes nothing (a gr.skip(); an HTML output's carries its empty props)."""
+    return output.get("__type__") == "update" and "value" not in output and "value" not in output.get("props", {})
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "message"),
+    [
+        ("/mlm_corruption", [SENTENCE, -3, ""], "Seed must be between 0 and 2147483647; got -3."),
+        ("/mlm_corruption", [SENTENCE, 2.5, ""], "Seed must be a whole number between 0 and 2147483647; got 2.5."),
+        ("/generate", _generation(100000), f"New tokens must be between 1 and {LIMITS.max_new_tokens}; got 100000."),
+        ("/explain_fill_mask", [MASKED, 3, 1, "last", "mean", "", 5], "Mask must be between 1 and 1; got 3."),
+        ("/explain_fill_mask", [MASKED, 1, 7, "last", "mean", "", 5], "Guess must be between 1 and 5; got 7."),
+    ],
+)
+def test_the_api_refuses_a_number_out_of_range_with_the_range(app, name, data, message):
+    _, url = app
+    assert call(url, name, data) == ("error", message)
 
 
 # --- the same rules, one function at a time -----------------------------------------------------------------

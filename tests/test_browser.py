@@ -60,7 +60,7 @@ def test_stop_ends_the_stream_with_its_coloured_partial_result(page, slow_decodi
     page.get_by_role("tab", name="Generate", exact=True).click()
     page.get_by_label("Prompt (empty = start").fill("Once upon a time")
     page.get_by_label("temperature", exact=True).check()
-    page.get_by_label("number input for New tokens").fill("256")
+    page.get_by_label("New tokens").fill("256")
     page.get_by_role("button", name="Generate", exact=True).click()
     expect(page.get_by_text(re.compile(r"writing… [1-9]\d* new tokens so far"))).to_be_visible(timeout=30_000)
     page.get_by_role("button", name="Stop", exact=True).click()
@@ -79,7 +79,7 @@ def test_closing_the_tab_mid_stream_frees_its_place_in_the_batch(browser, app_ur
     page.goto(app_url)
     page.get_by_role("tab", name="Generate", exact=True).click()
     page.get_by_label("Prompt (empty = start").fill("Once upon a time")
-    page.get_by_label("number input for New tokens").fill("256")
+    page.get_by_label("New tokens").fill("256")
     page.get_by_role("button", name="Generate", exact=True).click()
     expect(page.get_by_text(re.compile(r"writing… [1-9]\d* new tokens so far"))).to_be_visible(timeout=30_000)
     assert in_flight() == 1

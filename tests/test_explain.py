@@ -126,6 +126,61 @@ def test_bad_requests_say_what_to_change(call, message):
         call()
 
 
+ENTITIES = "Apple Inc. was founded by Steve Jobs in Cupertino."
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        # the page counts from 1 ("1 = the first"), and so does its message
+        (lambda: explain.explain_fill_mask("The [MASK] sat.", mask=3, counted_from=1), r"Mask must be between 1 and 1; got 3\."),
+        (lambda: explain.explain_fill_mask("The [MASK] sat.", mask=0, counted_from=1), r"Mask must be between 1 and 1; got 0\."),
+        # only a guess on screen: the page shows top_k of them
+        (lambda: explain.explain_fill_mask("The [MASK] sat.", mask=1, choice=7, top_k=5, counted_from=1),
+         r"Guess must be between 1 and 5; got 7\."),
+        (lambda: explain.explain_fill_mask("The [MASK] sat.", choice=5, top_k=5), r"Guess must be between 0 and 4; got 5\."),
+        (lambda: explain.explain_entity(ENTITIES, 0, "average", counted_from=1), r"Entity must be between 1 and \d+; got 0\."),
+    ],
+)
+def test_a_pick_is_counted_as_its_caller_counts(call, message):
+    with pytest.raises(InputError, match=f"^{message}$"):
+        call()
+
+
+def test_counted_from_one_explains_the_same_prediction():
+    text = "A [MASK] and a [MASK]."
+    from_zero = explain.explain_fill_mask(text, mask=1, choice=2, steps=4)
+    from_one = explain.explain_fill_mask(text, mask=2, choice=3, top_k=3, steps=4, counted_from=1)
+    assert from_one.target == from_zero.target and from_one.score == from_zero.score
+    entity = explain.explain_entity(ENTITIES, 1, "average", steps=4)
+    assert explain.explain_entity(ENTITIES, 2, "average", steps=4, counted_from=1).target == entity.target
+
+
+def test_another_model_gets_every_layer_and_head_to_pick_from_again():
+    """The Why? panel offers the layers and heads of the model it explained last; another model may have more, so
+    picking one offers them all again (an explanation refuses one its model lacks, naming the model's range)."""
+    import asyncio
+
+    import gradio as gr
+    from gradio.state_holder import SessionState
+
+    from bg_demo.ui import fill_mask_tab, why
+
+    with gr.Blocks() as demo:
+        fill_mask_tab.build()
+    state = SessionState(demo)
+
+    def run(fn, values):
+        event = next(event for event in demo.fns.values() if event.fn is fn)
+        return asyncio.run(demo.process_api(event, values, state))["data"]
+
+    raw = explain.explain_fill_mask("The cat sat on the [MASK].", steps=4).to_dict()
+    fitted = run(why.fit, [raw])
+    assert [len(update["choices"]) for update in fitted] == [raw["n_layers"] + 1, raw["n_heads"] + 1]
+    again = run(why.every_layer, [])
+    assert [len(update["choices"]) for update in again] == [why.LAYERS + 1, why.HEADS + 1]
+
+
 def test_an_entity_is_explained_by_its_own_tokens_tags():
     text = "Apple Inc. was founded by Steve Jobs in Cupertino, California."
     found = backend.recognize_entities(text, "average")

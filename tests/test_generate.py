@@ -5,8 +5,9 @@ import threading
 import pytest
 import torch
 
-from bg_demo import config, figures, models
+from bg_demo import config, figures, models, text
 from bg_demo.backend.generation import generate, generate_stream
+from bg_demo.backend.generation.types import GenerationResult, TokenInfo
 from bg_demo.errors import InputError
 from bg_demo.tokens import readable_text
 from bg_demo.ui import generate_tab
@@ -226,3 +227,61 @@ def test_bad_settings_say_what_to_change(kwargs, message):
     kwargs = {"prompt": PROMPTS[0], **kwargs}
     with pytest.raises(InputError, match=message):
         generate(**kwargs)
+
+
+def _result(lengths, done=True, stopped="max new tokens", seconds=2.0, waiting=0) -> GenerationResult:
+    token = TokenInfo("a", 1, 0.5, 1)
+    generated = tuple((token,) * n for n in lengths)
+    return GenerationResult("Once", "top_p", ("a",) * len(lengths), generated, (), None, {}, seconds, done,
+                            stopped if done else "", "decoder", waiting)
+
+
+@pytest.mark.parametrize(
+    ("result", "status"),
+    [
+        (_result([40]), "40 new tokens in 2.0 s (20.0 tokens/s) · stopped at the new-token limit"),
+        (_result([1]), "1 new token in 2.0 s (0.5 tokens/s) · stopped at the new-token limit"),
+        # several sequences: how many, and the new tokens of each, not their sum as if it were one text
+        (_result([60, 60, 60]), "3 sequences × 60 new tokens in 2.0 s (90.0 tokens/s in all) · stopped at the new-token limit"),
+        (_result([41, 60, 60], stopped="end of text"),
+         "3 sequences × 41–60 new tokens in 2.0 s (80.5 tokens/s in all) · stopped at the end-of-text token"),
+        (_result([1, 1]), "2 sequences × 1 new token in 2.0 s (1.0 tokens/s in all) · stopped at the new-token limit"),
+        (_result([15, 15, 15], stopped="stopped"),
+         "3 sequences × 15 new tokens in 2.0 s (22.5 tokens/s in all) · stopped after 15 tokens (Stop pressed)"),
+        (_result([1], stopped="stopped"), "1 new token in 2.0 s (0.5 tokens/s) · stopped after 1 token (Stop pressed)"),
+        (_result([1], done=False), "writing… 1 new token so far"),
+        (_result([5, 5], done=False), "writing… 2 sequences × 5 new tokens so far"),
+        (_result([], done=False, waiting=1), "waiting for a free place: 1 request ahead of yours…"),
+        (_result([], done=False, waiting=3), "waiting for a free place: 3 requests ahead of yours…"),
+    ],
+)
+def test_the_status_says_what_it_counts(result, status):
+    with text.use("en"):
+        assert generate_tab.status(result) == status
+
+
+def test_the_status_counts_sequences_in_korean_and_japanese_too():
+    three = _result([60, 60, 60])
+    with text.use("ko"):
+        assert generate_tab.status(three).startswith("시퀀스 3개 × 새 토큰 60개, 2.0초")
+    with text.use("ja"):
+        assert generate_tab.status(three).startswith("3 系列 × 新しいトークン 60 個、2.0 秒")
+
+
+def test_new_tokens_out_of_range_are_refused_not_brought_back_within_it(browser, app_url):
+    """0, −3 and 100000 typed into New tokens: each refused beside the output with the allowed range, never
+    quietly changed into a number within it (as a slider's box does when it loses focus)."""
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{app_url}?tab=generate")
+    page.get_by_label("Prompt (empty = start").fill("Once upon a time")
+    box = page.get_by_label("New tokens").first
+    for typed in ("100000", "0", "-3"):
+        box.fill(typed)
+        page.get_by_role("button", name="Generate", exact=True).click()
+        message = f"⚠️ New tokens must be between 1 and {config.LIMITS.max_new_tokens}; got {typed}."
+        expect(page.locator(".block.bg-error").filter(visible=True)).to_have_text(message, timeout=30_000)
+        expect(box).to_have_value(typed)
+    expect(page.locator(".toast-body")).to_have_count(0)
+    page.close()

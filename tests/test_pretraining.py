@@ -117,3 +117,21 @@ def test_causal_loss_bars_state_the_mean_in_the_subtitle_not_over_the_bars():
     (mean,) = layout["shapes"]
     assert mean["y0"] == mean["y1"] == pytest.approx(result.loss)
     assert layout["margin"]["t"] >= BADGE_CLEARANCE + 2 * LINE  # the badge, the title and its subtitle
+
+
+def test_a_seed_out_of_range_is_refused_beside_the_output_in_the_pages_language(browser, app_url):
+    """Seed −3 typed on a Korean page: the app's own message, in Korean, in the page's error box beside the output;
+    no toast of Gradio's own (English, in a corner) before the app's code runs."""
+    from playwright.sync_api import expect
+
+    from bg_demo import text
+
+    page = browser.new_page(locale="ko-KR", viewport={"width": 1280, "height": 900})
+    page.goto(f"{app_url}?tab=mlm")
+    page.get_by_label(text.t("pre.text", "ko")).filter(visible=True).fill("The cat sat on the mat.")
+    page.get_by_label(text.t("pre.seed", "ko")).filter(visible=True).fill("-3")
+    page.get_by_role("button", name=text.t("pre.corrupt", "ko")).click()
+    message = text.t("error.out_of_range", "ko", what=text.Text("field.Seed"), low=0, high=2**31 - 1, got="-3")
+    expect(page.locator(".block.bg-error").filter(visible=True)).to_have_text(f"⚠️ {message}", timeout=30_000)
+    expect(page.locator(".toast-body")).to_have_count(0)
+    page.close()

@@ -118,6 +118,12 @@ def require_int(value, what: str, low: int, high: int) -> int:
     return int(number)
 
 
+def require_pick(value, what: str, count: int, counted_from: int = 0) -> int:
+    """Which of `count` things (a [MASK], a guess, an entity) `value` picks, counted from `counted_from` as the caller
+    counts them (a page counts from 1): its index from 0, else an InputError naming the range in the caller's count."""
+    return require_int(value, what, counted_from, counted_from + count - 1) - counted_from
+
+
 def max_tokens(tokenizer, model) -> int:
     """The most tokens one forward pass may take: the tokenizer's limit, capped by the position table."""
     positions = getattr(model.config, "max_position_embeddings", None) or getattr(model.config, "n_positions", None)

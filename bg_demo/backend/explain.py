@@ -29,6 +29,7 @@ from bg_demo.backend._common import (
     max_tokens,
     require_head,
     require_int,
+    require_pick,
     require_text,
 )
 from bg_demo.backend.classify import forward as classify_forward
@@ -91,16 +92,19 @@ def _whole_model(model, **inputs):
 
 
 def explain_fill_mask(text: str, mask: int = 0, choice: int = 0, layer: int | None = None, head: int | None = None,
-                      steps: int = IG_STEPS, *, model_id: str | None = None) -> Explanation:
-    """Explain the probability of the `choice`-th best guess (0 = the best) at the `mask`-th [MASK]."""
+                      steps: int = IG_STEPS, *, top_k: int = LIMITS.max_top_k, counted_from: int = 0,
+                      model_id: str | None = None) -> Explanation:
+    """Explain the probability of the `choice`-th best guess (0 = the best) at the `mask`-th [MASK], one of the
+    `top_k` best (the guesses on screen). `mask` and `choice` count from `counted_from` (a page counts from 1)."""
     import torch
 
+    top_k = require_int(top_k, "top-k", 1, LIMITS.max_top_k)
     loaded = models.get("encoder", model_id)
     with loaded.use() as (tokenizer, model):
         prepared = fill_mask_preprocess(loaded, tokenizer, model, text)  # the tab's own checks and tokens
         n_masks = len(prepared.positions)
-        mask = require_int(mask, "Mask", 0, n_masks - 1)
-        choice = require_int(choice, "Guess", 0, LIMITS.max_top_k - 1)
+        mask = require_pick(mask, "Mask", n_masks, counted_from)
+        choice = require_pick(choice, "Guess", top_k, counted_from)
         position = prepared.positions[mask]
         with torch.inference_mode():
             logits = fill_mask_forward(model, prepared.inputs, [position])[0, 0]
@@ -202,15 +206,16 @@ def explain_next_token(text: str, token_id: int | None = None, layer: int | None
 
 
 def explain_entity(text: str, entity: int = 0, aggregation: str = "average", layer: int | None = None,
-                   head: int | None = None, steps: int = IG_STEPS, *, model_id: str | None = None) -> Explanation:
-    """Explain one entity the tab found (0 = the first): the mean, over its tokens, of the probability of each
-    token's own tag, with attention read from those tokens (the mean of their rows)."""
+                   head: int | None = None, steps: int = IG_STEPS, *, counted_from: int = 0,
+                   model_id: str | None = None) -> Explanation:
+    """Explain one entity the tab found (`counted_from` = the first; a page counts from 1): the mean, over its
+    tokens, of the probability of each token's own tag, with attention read from those tokens (the mean of their rows)."""
     import torch
 
     found = entities.recognize_entities(text, aggregation, model_id=model_id)
     if not found.entities:
         raise InputError("error.no_entity")
-    chosen = found.entities[require_int(entity, "Entity", 0, len(found.entities) - 1)]
+    chosen = found.entities[require_pick(entity, "Entity", len(found.entities), counted_from)]
     loaded = models.get("ner", model_id)
     with loaded.use() as (tokenizer, model):
         prepared = entities.preprocess(loaded, tokenizer, model, text)  # the tab's own tokens and offsets

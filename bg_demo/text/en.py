@@ -121,7 +121,7 @@ EN = {
     "generate.sub": "Decoding strategies",
     "generate.prompt": "Prompt (empty = start from the beginning-of-text token)",
     "generate.strategy": "Decoding strategy",
-    "generate.max_new_tokens": "New tokens",
+    "generate.max_new_tokens": "New tokens (1–{high})",
     "generate.temperature": "Temperature",
     "generate.top_k": "Top-k",
     "generate.top_p": "Top-p",
@@ -137,14 +137,18 @@ EN = {
     "generate.output": "Generated text, each new token coloured by how likely the model found it (hover for rank)",
     "generate.beams": "Beam search, step by step",
     "generate.sequence": "Sequence {n}",
-    "generate.status": "{tokens} new tokens in {seconds:.1f} s ({rate:.1f} tokens/s){seed} · {why}",
+    "generate.status": "{tokens} new token{plural} in {seconds:.1f} s ({rate:.1f} tokens/s){seed} · {why}",
+    "generate.status_sequences": (
+        "{sequences} sequences × {each} new token{plural} in {seconds:.1f} s ({rate:.1f} tokens/s in all){seed} · {why}"
+    ),
     "generate.status_seed": " · seed {seed}",
-    "generate.streaming": "writing… {tokens} new tokens so far{seed}",
-    "generate.waiting": "waiting for a free place: {n} request(s) ahead of yours…",
+    "generate.streaming": "writing… {tokens} new token{plural} so far{seed}",
+    "generate.streaming_sequences": "writing… {sequences} sequences × {each} new token{plural} so far{seed}",
+    "generate.waiting": "waiting for a free place: {n} request{plural} ahead of yours…",
     "generate.why.end of text": "stopped at the end-of-text token",
     "generate.why.max new tokens": "stopped at the new-token limit",
     "generate.why.time budget": "stopped at the time limit of {seconds:.0f} s",
-    "generate.why.stopped": "stopped after {tokens} tokens (Stop pressed)",
+    "generate.why.stopped": "stopped after {tokens} token{plural} (Stop pressed)",
     # next-token lab
     "lab.sub": "Next-token lab",
     "lab.about": (

@@ -125,7 +125,7 @@ JA: dict[str, str] = {
     "generate.sub": "デコーディング戦略",
     "generate.prompt": "プロンプト（空欄 = テキスト開始トークンから始める）",
     "generate.strategy": "デコーディング戦略",
-    "generate.max_new_tokens": "新しいトークン数",
+    "generate.max_new_tokens": "新しいトークン数（1–{high}）",
     "generate.temperature": "温度",
     "generate.top_k": "Top-k",
     "generate.top_p": "Top-p",
@@ -145,8 +145,12 @@ JA: dict[str, str] = {
     "generate.beams": "ビームサーチを 1 ステップずつ",
     "generate.sequence": "系列 {n}",
     "generate.status": "新しいトークン {tokens} 個、{seconds:.1f} 秒（{rate:.1f} トークン/秒）{seed} · {why}",
+    "generate.status_sequences": (
+        "{sequences} 系列 × 新しいトークン {each} 個、{seconds:.1f} 秒（合計 {rate:.1f} トークン/秒）{seed} · {why}"
+    ),
     "generate.status_seed": " · シード {seed}",
     "generate.streaming": "生成中… これまでに新しいトークン {tokens} 個{seed}",
+    "generate.streaming_sequences": "生成中… {sequences} 系列 × これまでに新しいトークン {each} 個{seed}",
     "generate.waiting": "空きを待っています：あなたの前に {n} 件のリクエストがあります…",
     "generate.why.end of text": "テキスト終了トークンで停止",
     "generate.why.max new tokens": "新しいトークン数の上限で停止",

@@ -118,7 +118,7 @@ KO: dict[str, str] = {
     "generate.sub": "디코딩 전략",
     "generate.prompt": "프롬프트 (비워 두면 텍스트 시작 토큰부터 시작)",
     "generate.strategy": "디코딩 전략",
-    "generate.max_new_tokens": "새 토큰 수",
+    "generate.max_new_tokens": "새 토큰 수 (1–{high})",
     "generate.temperature": "온도",
     "generate.top_k": "Top-k",
     "generate.top_p": "Top-p",
@@ -138,8 +138,12 @@ KO: dict[str, str] = {
     "generate.beams": "빔 탐색, 단계별로 보기",
     "generate.sequence": "시퀀스 {n}",
     "generate.status": "새 토큰 {tokens}개, {seconds:.1f}초 (초당 {rate:.1f}토큰){seed} · {why}",
+    "generate.status_sequences": (
+        "시퀀스 {sequences}개 × 새 토큰 {each}개, {seconds:.1f}초 (모두 합쳐 초당 {rate:.1f}토큰){seed} · {why}"
+    ),
     "generate.status_seed": " · 시드 {seed}",
     "generate.streaming": "작성 중… 지금까지 새 토큰 {tokens}개{seed}",
+    "generate.streaming_sequences": "작성 중… 시퀀스 {sequences}개 × 지금까지 새 토큰 {each}개{seed}",
     "generate.waiting": "빈자리를 기다리는 중: 앞에 요청이 {n}개 있어요…",
     "generate.why.end of text": "텍스트 끝 토큰에서 멈춤",
     "generate.why.max new tokens": "새 토큰 수 한도에서 멈춤",

@@ -24,7 +24,7 @@ def predict(text: str, aggregation: str, progress=gr.Progress()):
 
 def explain(text: str, aggregation: str, entity: int, layer=None, head=None):
     """Why one entity of the table (counted from 1, grouped by the tab's aggregation) got its tags."""
-    return backend.explain_entity(text, why.from_one(entity), aggregation, layer, head)
+    return backend.explain_entity(text, entity, aggregation, layer, head, counted_from=1)
 
 
 TAB_ID = "ner"
@@ -49,7 +49,8 @@ def build() -> list[Page]:
         aggregation.input(task.handler, [text, aggregation], task.targets, api_visibility="private",
                           trigger_mode="always_last", **task.options)
         def which() -> dict:
-            return {"entity": gr.Number(1, precision=0, minimum=1, label=t("why.entity"), min_width=120)}
+            # no minimum: the backend names the range, from 1 as the box counts, in the page's language
+            return {"entity": gr.Number(1, label=t("why.entity"), min_width=120)}
 
         # no link: the Attention tab shows the encoder, not this model
         why.section(explain, {"text": text, "aggregation": aggregation}, page_id=TAB_ID, api_name="explain_entity",

@@ -19,15 +19,19 @@ def predict(text: str, top_k: int, model: str | None = None, progress=gr.Progres
     return result.filled, figures.fill_mask_bars(result), common.token_view(result.tokens, labels), result.to_dict()
 
 
-def explain(text: str, mask: int, guess: int, layer=None, head=None, model=None):
-    """The explanation of one guess at one mask, both counted from 1 as the page shows them."""
-    return backend.explain_fill_mask(text, why.from_one(mask), why.from_one(guess), layer, head, model_id=model or None)
+def explain(text: str, mask: int, guess: int, layer=None, head=None, model=None, top_k=5):
+    """The explanation of one guess at one mask, both counted from 1 as the page shows them; the guess is one of
+    the `top_k` on screen."""
+    return backend.explain_fill_mask(text, mask, guess, layer, head, top_k=top_k, counted_from=1,
+                                     model_id=model or None)
 
 
 def _which() -> dict:
+    # no minimum or maximum: Gradio would refuse a value past one in its own words before the backend names the
+    # range (from 1, as the boxes count) in the page's language
     return {
-        "mask": gr.Number(1, precision=0, minimum=1, label=t("why.mask"), min_width=120),
-        "guess": gr.Number(1, precision=0, minimum=1, maximum=LIMITS.max_top_k, label=t("why.guess"), min_width=120),
+        "mask": gr.Number(1, label=t("why.mask"), min_width=120),
+        "guess": gr.Number(1, label=t("why.guess"), min_width=120),
     }
 
 
@@ -53,5 +57,6 @@ def build() -> list[Page]:
         task = common.Task(predict, {"text": text, "top_k": top_k, "model": model}, [filled, plot, tokens, raw], page_id=TAB_ID,
                            api_name="fill_mask")
         page = task.build(button, text, rows="fill_mask")
-        why.section(explain, {"text": text}, model=model, page_id=TAB_ID, api_name="explain_fill_mask", choices=_which)
+        why.section(explain, {"text": text}, model=model, page_id=TAB_ID, api_name="explain_fill_mask", choices=_which,
+                    shown={"top_k": top_k})
     return [page]

@@ -14,15 +14,28 @@ from bg_demo.ui.links import Page
 from bg_demo.ui.strings import t
 
 
+def _plural(n) -> str:
+    """English's plural ending for a count (Korean and Japanese leave it out)."""
+    return "" if str(n) == "1" else "s"
+
+
 def status(result) -> str:
+    """One line on the run: its new tokens, per sequence when there are several (each sequence's, not their sum as
+    if it were one text), how long it took and why it stopped."""
     seed = t("generate.status_seed", seed=result.seed) if result.seed is not None else ""
     if result.waiting:
-        return t("generate.waiting", n=result.waiting)
+        return t("generate.waiting", n=result.waiting, plural=_plural(result.waiting))
+    lengths = sorted(len(tokens) for tokens in result.generated) or [0]
+    each = str(lengths[0]) if lengths[0] == lengths[-1] else f"{lengths[0]}–{lengths[-1]}"
+    counts = dict(tokens=result.n_tokens, sequences=len(lengths), each=each, seed=seed)
+    several = "_sequences" if len(lengths) > 1 else ""
     if not result.done:
-        return t("generate.streaming", tokens=result.n_tokens, seed=seed)
+        return t(f"generate.streaming{several}", plural=_plural(each if several else result.n_tokens), **counts)
     rate = result.n_tokens / result.seconds if result.seconds > 0 else 0.0
-    why = t(f"generate.why.{result.stopped}", tokens=result.n_tokens, seconds=LIMITS.generation_seconds)
-    return t("generate.status", tokens=result.n_tokens, seconds=result.seconds, rate=rate, seed=seed, why=why)
+    why = t(f"generate.why.{result.stopped}", tokens=lengths[-1], plural=_plural(lengths[-1]),
+            seconds=LIMITS.generation_seconds)
+    return t(f"generate.status{several}", seconds=result.seconds, rate=rate, why=why,
+             plural=_plural(each if several else result.n_tokens), **counts)
 
 
 def view(result):
@@ -85,13 +98,11 @@ def _read(result, name: str, kind: type) -> list:
 
 
 def _sequence(number, available: int) -> int:
-    try:
-        index = int(number) - 1
-    except (TypeError, ValueError, OverflowError):  # OverflowError: an infinite float
-        index = -1
-    if not 0 <= index < available:
-        raise InputError(t("why.sequence_range", n=available))  # shown beside the outputs like a backend's
-    return index
+    """The index of the sequence the page's box picks (it counts from 1), or a message naming those on screen."""
+    fits = isinstance(number, (int, float)) and not isinstance(number, bool) and 1 <= number <= available
+    if not fits or number != int(number):  # NaN passes no comparison; 1.5 is no sequence
+        raise InputError("why.sequence_range", n=available)  # shown beside the outputs like a backend's
+    return int(number) - 1
 
 
 async def stop_generating(request: gr.Request) -> None:
@@ -138,7 +149,9 @@ def _build_generation(model) -> Page:
     strategy = gr.Radio([(t(f"generate.strategy.{s}"), s) for s in STRATEGIES], value="greedy",
                         label=t("generate.strategy"))
     with gr.Row():
-        max_new_tokens = gr.Slider(1, LIMITS.max_new_tokens, value=40, step=1, label=t("generate.max_new_tokens"))
+        # a box, not a slider: a slider's box brings a typed 0 or 100000 back within its range without a word;
+        # here the backend refuses it beside the output, naming the range the label shows
+        max_new_tokens = gr.Number(40, label=t("generate.max_new_tokens", high=LIMITS.max_new_tokens), min_width=160)
         temperature = gr.Slider(0.05, 2.0, value=1.0, step=0.05, label=t("generate.temperature"), interactive=False)
         top_k = gr.Slider(1, 200, value=50, step=1, label=t("generate.top_k"), interactive=False)
         top_p = gr.Slider(0.05, 1.0, value=0.9, step=0.05, label=t("generate.top_p"), interactive=False)
@@ -179,8 +192,8 @@ def _build_generation(model) -> Page:
     )
     strategy.change(controls_for, strategy, [temperature, top_k, top_p, num_beams, seed], api_visibility="private")
     def which() -> dict:
-        return {"sequence": gr.Number(1, precision=0, minimum=1, maximum=LIMITS.max_sequences, label=t("why.sequence"),
-                                      min_width=120)}
+        # no minimum or maximum: `explain` names the sequences on screen, beside the output, in the page's language
+        return {"sequence": gr.Number(1, label=t("why.sequence"), min_width=120)}
 
     why.section(explain, {"prompt": prompt, "result": raw}, model=model, page_id=TAB_ID, api_name="explain_generation",
                 link=written, choices=which)

@@ -76,7 +76,8 @@ def _build_mlm(model) -> Page:
     gr.Markdown(t("pre.mlm.about"))
     with gr.Row():
         text = gr.Textbox(label=t("pre.text"), lines=1, max_lines=4, scale=4)
-        seed = gr.Number(0, precision=0, minimum=0, label=t("pre.seed"), scale=1)
+        # no minimum: the backend refuses a seed out of its range with a message beside the output
+        seed = gr.Number(0, label=t("pre.seed"), scale=1)
     with gr.Row():
         button = gr.Button(t("pre.corrupt"), variant="primary")
         again = gr.Button(t("pre.reroll"))

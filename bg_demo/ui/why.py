@@ -36,19 +36,25 @@ def summary(result, link_text: str | None) -> str:
     return "\n\n".join(lines)
 
 
+def _layers(n: int) -> list[tuple[str, str]]:
+    return [(t("why.last"), "last"), *((str(i), str(i)) for i in range(n))]
+
+
+def _heads(n: int) -> list[tuple[str, str]]:
+    return [(t("why.mean"), "mean"), *((str(i), str(i)) for i in range(n))]
+
+
 def fit(raw):
     """The layer and head choices of the model just explained (read from its result)."""
     if not raw:
         return gr.skip(), gr.skip()
-    layers = [(t("why.last"), "last"), *((str(i), str(i)) for i in range(raw["n_layers"]))]
-    heads = [(t("why.mean"), "mean"), *((str(i), str(i)) for i in range(raw["n_heads"]))]
-    return gr.Dropdown(choices=layers), gr.Dropdown(choices=heads)
+    return gr.Dropdown(choices=_layers(raw["n_layers"])), gr.Dropdown(choices=_heads(raw["n_heads"]))
 
 
-def from_one(number):
-    """A count the page shows from 1 (mask, guess, entity) as the backend's index from 0; anything else is
-    passed on for the backend to refuse with its message."""
-    return number - 1 if isinstance(number, (int, float)) else number
+def every_layer():
+    """The choices offered before a model is explained, for another model of the page (it may have more layers than
+    the one explained last; an explanation refuses a layer or head its model lacks, naming the model's range)."""
+    return gr.Dropdown(choices=_layers(LAYERS)), gr.Dropdown(choices=_heads(HEADS))
 
 
 def first_input(text, *_):
@@ -56,31 +62,31 @@ def first_input(text, *_):
 
 
 def section(explain, inputs: dict, *, page_id: str, api_name: str, link=first_input, choices=None,
-            model: gr.Dropdown | None = None) -> None:
+            model: gr.Dropdown | None = None, shown: dict | None = None) -> None:
     """A closed "Why?" panel: layer and head choices, an Explain button, the rows and the summary, and a
     named API endpoint. explain(*inputs, layer, head) -> Explanation, layer/head None for "last"/"mean";
     link(*inputs) is the text the Attention tab is opened with (None: no link, for a model that tab does not
     show); choices() makes the panel's own inputs (which mask, entity or sequence), added after `inputs`;
-    `model` is the page's model picker, passed as explain(..., model=…) and last in the API's inputs."""
+    `model` is the page's model picker, passed as explain(..., model=…) and last in the API's inputs but for
+    `shown`: the page's inputs an explanation must agree with (how many guesses are on screen), passed by name."""
+    shown = shown or {}
     with gr.Accordion(t("why.title"), open=False):
         gr.Markdown(t("why.about"))
         with gr.Row(equal_height=True):
             inputs = {**inputs, **(choices() if choices else {})}
-            layer = gr.Dropdown([(t("why.last"), "last"), *((str(i), str(i)) for i in range(LAYERS))], value="last",
-                                label=t("why.layer"), min_width=120)
-            head = gr.Dropdown([(t("why.mean"), "mean"), *((str(i), str(i)) for i in range(HEADS))], value="mean",
-                               label=t("why.head"), min_width=120)
+            layer = gr.Dropdown(_layers(LAYERS), value="last", label=t("why.layer"), min_width=120)
+            head = gr.Dropdown(_heads(HEADS), value="mean", label=t("why.head"), min_width=120)
             button = gr.Button(t("why.run"), variant="secondary", min_width=160)
         plot = gr.Plot(label=t("why.plot"), render=False)
         notes = gr.Markdown(render=False)
         raw = gr.JSON(render=False)
 
         def why(*values):
+            n = len(values) - len(shown)
+            values, options = values[:n], dict(zip(shown, values[n:]))
             if model is not None:
                 *values, chosen = values
-                options = {"model": chosen or None}
-            else:
-                options = {}
+                options["model"] = chosen or None
             *given, layer_value, head_value = values
             result = common.run("why", explain, *given, _choice(layer_value), _choice(head_value), **options)
             text = link(*given) if link is not None else None
@@ -88,9 +94,11 @@ def section(explain, inputs: dict, *, page_id: str, api_name: str, link=first_in
 
         why.__name__ = api_name
         picked = {"model": model} if model is not None else {}
-        task = common.Task(why, {**inputs, "layer": layer, "head": head, **picked}, [plot, notes, raw], page_id=page_id,
-                           api_name=api_name)
+        task = common.Task(why, {**inputs, "layer": layer, "head": head, **picked, **shown}, [plot, notes, raw],
+                           page_id=page_id, api_name=api_name)
         task.render()
         task.wire(button, share=False)
         for event in task.events:
             event.then(fit, raw, [layer, head], api_visibility="private")
+        if model is not None:
+            model.change(every_layer, None, [layer, head], api_visibility="private", queue=False)
