@@ -68,8 +68,8 @@ def forget(request: gr.Request) -> None:
 def wire(demo: gr.Blocks) -> None:
     """Learn the page's width on load and whenever it crosses the narrow threshold; forget it when the tab closes."""
     screen.set_resolver(resolve)
-    box = gr.Number(visible="hidden", elem_id=ELEM_ID, label="width")
-    report = gr.Button(visible="hidden", elem_id=f"{ELEM_ID}-report")
+    box = gr.Number(visible="hidden", elem_id=ELEM_ID, show_label=False)  # never seen: no words to translate
+    report = gr.Button("", visible="hidden", elem_id=f"{ELEM_ID}-report")
     options = dict(js=_WIDTH, api_visibility="private", queue=False)
     demo.load(remember, box, None, **options)
     report.click(remember, box, None, **options)
