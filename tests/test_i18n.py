@@ -3,6 +3,7 @@ server's own text (errors, tables, figures) in the language of the session that 
 
 from __future__ import annotations
 
+import re
 import string
 from types import SimpleNamespace
 
@@ -121,8 +122,8 @@ def _visible_words(demo):
     neutral |= set(text.NAMES.values()) | {"Language · 언어 · 言語"}
     found = []
     for block in demo.blocks.values():
-        if getattr(block, "visible", True) is False:
-            continue  # the hidden buttons that carry the API endpoints
+        if getattr(block, "visible", True) in (False, "hidden"):
+            continue  # the hidden buttons that carry the API endpoints, the page's width report
         words = [getattr(block, attr, None) for attr in ("label", "info", "placeholder")]
         if isinstance(block, (gr.Markdown, gr.Button, gr.HTML)):
             words.append(block.value)
@@ -166,3 +167,60 @@ def test_each_languages_examples_pick_that_languages_models():
         picked = models_in(own)
         assert picked and set(picked) <= allowed
         assert "google-bert/bert-base-multilingual-cased" in picked
+
+
+# Korean particles: chosen by the word they follow, never shown as "이(가)"
+
+PARTICLE_MARKS = re.compile(r"이\(가\)|은\(는\)|을\(를\)|과\(와\)|\(으\)로|\(이\)")
+
+
+def test_a_korean_particle_follows_the_final_consonant_of_the_word_before_it():
+    field = text.Text
+    # 텍스트 ends in a vowel, 질문 in a consonant (batchim)
+    assert text.t("error.empty", "ko", what=field("field.text")).startswith("텍스트가 비어 있어요")
+    assert text.t("error.empty", "ko", what=field("field.question")).startswith("질문이 비어 있어요")
+    assert text.t("input.whole", "ko", what="시드", got="'x'").startswith("‘시드’는 정수여야")
+    assert text.t("input.whole", "ko", what="반복 페널티", got="'x'").startswith("‘반복 페널티’는")
+    assert text.t("input.whole", "ko", what="층", got="'x'").startswith("‘층’은 정수여야")
+
+
+@pytest.mark.parametrize("word, particle", [
+    ("google-bert/bert-base-uncased", "를"),  # 언케이스드
+    ("rinna/japanese-gpt2-medium", "을"),  # 미디엄
+    ("gpt2", "를"),  # 2: 이
+    ("model-3", "을"),  # 3: 삼
+    ("NER", "을"),  # spelled: 엔이알
+    ("QA", "를"),  # 큐에이
+    ("bank", "를"),  # 뱅크
+    ("model", "을"),  # 모델
+])
+def test_a_particle_after_a_model_id_or_a_latin_word_follows_how_it_is_read(word, particle):
+    message = text.t("note.compare.split.encoder", "ko", word=word)
+    assert f"'{word}'{particle} 여러 토큰으로" in message
+
+
+@pytest.mark.parametrize("seed, form", [(3, "3으로"), (2, "2로"), (1, "1로"), (10, "10으로"), (1000, "1000으로"),
+                                        (0, "0으로"), (25, "25로")])
+def test_a_particle_after_a_number_follows_its_korean_reading(seed, form):
+    assert text.t("lab.how.sample", "ko", seed=seed) == f"시드 {form} 샘플링"
+
+
+def test_a_particle_after_a_word_that_cannot_be_read_keeps_both_forms_and_never_changes_the_value():
+    kanji = text.t("note.compare.split.encoder", "ko", word="漢字")
+    assert "'漢字'을(를)" in kanji  # the neutral notation: no reading to go by
+    quoted = text.t("error.word_missing", "ko", word="이(가)", what="첫 번째")
+    assert quoted.startswith("단어 '이(가)'가 첫 번째 문장에")  # the value as typed, the particle after it chosen
+
+
+def test_no_korean_text_shows_a_particle_mark_once_filled():
+    import string as strings
+
+    korean = text.tables()["ko"]
+    marked = [key for key, words in korean.items() if PARTICLE_MARKS.search(words)]
+    assert len(marked) > 15
+    for key in marked:
+        values = {name: (1234 if spec else "모델") for _, name, spec, _ in strings.Formatter().parse(korean[key]) if name}
+        assert not PARTICLE_MARKS.search(text.t(key, "ko", **values)), key
+    # numbers written into a Korean text take their particle the same way
+    assert text.t("qa.none", "ko", null=3.0, best="x", best_logit=1.0).count("3.00이 가장") == 1
+    assert "0.5000으로, 확률" in text.t("why.completeness", "ko", total=0.5, p=0.6, base=0.1, gap=0.0, steps=8)
