@@ -224,3 +224,16 @@ def test_no_korean_text_shows_a_particle_mark_once_filled():
     # numbers written into a Korean text take their particle the same way
     assert text.t("qa.none", "ko", null=3.0, best="x", best_logit=1.0).count("3.00이 가장") == 1
     assert "0.5000으로, 확률" in text.t("why.completeness", "ko", total=0.5, p=0.6, base=0.1, gap=0.0, steps=8)
+
+
+@pytest.mark.parametrize("lang", ["ko", "ja"])
+def test_the_pretraining_labs_treatment_column_is_worded_in_the_page_language(lang):
+    from bg_demo.ui import pretraining_tab
+
+    sentence = "The quick brown fox jumps over the lazy dog near the quiet river bank today."
+    with text.use(lang):
+        _, targets, *_ = pretraining_tab.corrupt(sentence, 3, progress=None)
+    column = targets["headers"].index(text.t("pre.target_headers", lang).split("|")[3])
+    shown = {row[column] for row in targets["data"]}
+    words = {text.t(f"pre.treatment.{kind}", lang) for kind in ("mask", "random", "keep")}
+    assert shown and shown <= words

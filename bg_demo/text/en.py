@@ -202,6 +202,9 @@ EN = {
     "pre.token_headers": "position|original|model sees|label|target",
     "pre.targets": "The model's guesses at each target",
     "pre.target_headers": "position|original|model sees|treatment|top guesses|p(original)|−log p",
+    "pre.treatment.mask": "replaced by [MASK]",
+    "pre.treatment.random": "replaced by a random token",
+    "pre.treatment.keep": "kept as it was",
     "pre.loss": "MLM loss on this sentence: **{loss:.3f}** (mean −log p of the original tokens at the {n} target{plural})",
     "pre.nsp": "Next sentence (BERT)",
     "pre.nsp.about": (

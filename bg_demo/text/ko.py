@@ -202,6 +202,9 @@ KO: dict[str, str] = {
     "pre.token_headers": "위치|원래 토큰|모델이 보는 것|레이블|목표",
     "pre.targets": "각 목표 위치에서 모델의 추측",
     "pre.target_headers": "위치|원래 토큰|모델이 보는 것|처리|상위 추측|p(원래 토큰)|−log p",
+    "pre.treatment.mask": "[MASK]로 바꿈",
+    "pre.treatment.random": "무작위 토큰으로 바꿈",
+    "pre.treatment.keep": "그대로 둠",
     "pre.loss": "이 문장의 MLM 손실: **{loss:.3f}** (목표 위치 {n}곳에서 원래 토큰의 −log p 평균)",
     "pre.nsp": "다음 문장 (BERT)",
     "pre.nsp.about": (
