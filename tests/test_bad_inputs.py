@@ -17,6 +17,7 @@ import pytest
 
 from bg_demo import text
 from bg_demo.config import LIMITS
+from bg_demo.text import korean
 from bg_demo.ui import build_demo
 
 # a valid value for each text parameter without a default, so that each probe changes one input only
@@ -103,7 +104,7 @@ def call(url: str, api_name: str, data: list, lang: str | None = None) -> tuple[
 def _pattern(template: str) -> str:
     parts = []
     for literal, name, _, _ in string.Formatter().parse(template):
-        parts.append(re.escape(literal))
+        parts.append(korean.pattern(literal))  # a Korean particle mark reads as either of its forms
         if name is not None:
             parts.append(".*?")
     return "".join(parts)

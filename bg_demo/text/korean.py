@@ -103,6 +103,20 @@ def resolve(literal: str, before: str = "") -> str:
     return "".join(out)
 
 
+def pattern(literal: str) -> str:
+    """A regular expression for `literal` as it may read once filled: each mark as either of its forms (or as it is
+    written, after a word that cannot be read), the rest as written. For tests that recognise a finished text."""
+    parts, start = [], 0
+    for match in _MARK.finditer(literal):
+        parts.append(re.escape(literal[start:match.start()]))
+        mark = match.group()
+        forms = {"(으)로": ("으로", "로"), "(이)": ("이", "")}.get(mark) or _PAIRS[mark]
+        parts.append("(?:" + "|".join(re.escape(form) for form in (*forms, mark)) + ")")
+        start = match.end()
+    parts.append(re.escape(literal[start:]))
+    return "".join(parts)
+
+
 _FORMATTER = string.Formatter()
 
 
