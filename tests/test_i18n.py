@@ -237,3 +237,15 @@ def test_the_pretraining_labs_treatment_column_is_worded_in_the_page_language(la
     shown = {row[column] for row in targets["data"]}
     words = {text.t(f"pre.treatment.{kind}", lang) for kind in ("mask", "random", "keep")}
     assert shown and shown <= words
+
+
+@pytest.mark.parametrize("lang", ["ko", "ja"])
+def test_the_loading_notice_names_the_role_in_the_page_language(monkeypatch, lang):
+    from bg_demo import backend
+    from bg_demo.ui import common
+
+    monkeypatch.setattr(backend, "model_is_loaded", lambda role, model_id=None: False)
+    said = []
+    with text.use(lang):
+        common._loading_notice("sentiment", lambda _, desc: said.append(desc))
+    assert said and said[0].startswith(text.t("app.role.sentiment", lang))  # the model itself: by its name

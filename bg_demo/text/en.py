@@ -8,6 +8,11 @@ EN = {
         "Pick a tab, try an example, then type your own text."
     ),
     "app.loading": "Loading the {role} model ({model}); the first request takes a little longer…",
+    "app.role.encoder": "encoder",
+    "app.role.decoder": "decoder",
+    "app.role.sentiment": "sentiment",
+    "app.role.ner": "named-entity",
+    "app.role.qa": "question-answering",
     "app.unexpected": "Something went wrong on the server while running this request. Try again, or try a shorter text.",
     "common.raw": "Raw result (JSON, as the API returns it)",
     "common.examples": "Examples: click one to load and run it",

@@ -8,6 +8,11 @@ JA: dict[str, str] = {
         "タブを選んで例を試してから、自分でテキストを入力してみましょう。"
     ),
     "app.loading": "{role} モデル（{model}）を読み込んでいます。最初のリクエストは少し時間がかかります…",
+    "app.role.encoder": "エンコーダ",
+    "app.role.decoder": "デコーダ",
+    "app.role.sentiment": "感情分析",
+    "app.role.ner": "固有表現抽出",
+    "app.role.qa": "質問応答",
     "app.unexpected": (
         "このリクエストの実行中にサーバーで問題が起きました。もう一度試すか、もっと短いテキストで試してください。"
     ),

@@ -108,7 +108,7 @@ def _loading_notice(role: str, progress: gr.Progress | None, model_id: str | Non
     if progress is not None and role in config.ROLES and not backend.model_is_loaded(role, model_id):
         # no fraction: a load has no meaningful percentage, and "0.0%" would sit there until it ends
         model = config.public_name(model_id or backend.model_source(role))  # a local folder by its name only
-        progress(None, desc=t("app.loading", role=role, model=model))
+        progress(None, desc=t("app.loading", role=t(f"app.role.{role}"), model=model))
 
 
 @contextmanager
