@@ -19,7 +19,7 @@ import pytest
 
 from bg_demo import backend, text
 from bg_demo.config import LIMITS
-from bg_demo.text import Text
+from bg_demo.text import Text, korean
 from bg_demo.ui import build_demo
 from bg_demo.ui.common import plain
 from bg_demo.ui.strings import words
@@ -108,7 +108,7 @@ def call(url: str, api_name: str, data: list, lang: str | None = None) -> tuple[
 def _pattern(template: str) -> str:
     parts = []
     for literal, name, _, _ in string.Formatter().parse(template):
-        parts.append(re.escape(literal))
+        parts.append(korean.pattern(literal))  # a Korean particle mark reads as either of its forms
         if name is not None:
             parts.append(".*?")
     return "".join(parts)

@@ -29,6 +29,8 @@ def open_in(browser, app_url):
         page = context.new_page()
         page.goto(app_url + query)
         pages.append(context)
+        # the page is built in the browser first (seconds on a busy machine): every check below is about the app
+        page.locator("#bg-language").wait_for(timeout=60_000)
         return page
 
     yield make
@@ -108,3 +110,21 @@ def test_gradios_own_language_setting_moves_the_switch_and_the_server(open_in):
     expect(page.locator("#bg-language input[value='ko']")).to_be_checked(timeout=10_000)
     # the tab bar is relabelled by the server, which now words things in Korean
     expect(page.get_by_role("tab", name=text.t("generate.tab", "ko"), exact=True)).to_be_visible(timeout=10_000)
+
+
+def test_a_switch_rewords_the_figure_and_the_error_on_screen(open_in):
+    page = open_in("en-US")
+    page.get_by_role("tab", name="Fill-mask", exact=True).click()
+    box = page.get_by_label(text.t("fill_mask.text", "en"))
+    box.fill("The cat sat on the [MASK].")
+    box.press("Enter")
+    axis = page.locator(".js-plotly-plot .xtitle").first
+    expect(axis).to_have_text(text.t("fig.tasks.probability", "en"), timeout=60_000)
+    box.fill("no blank here")
+    box.press("Enter")  # the error goes beside the figure, which stays
+    error = page.locator(".bg-error").filter(visible=True).first
+    expect(error).to_contain_text(_literal_start("error.no_mask", "en"), timeout=30_000)
+    page.locator("#bg-language").get_by_text("한국어").click()
+    expect(axis).to_have_text(text.t("fig.tasks.probability", "ko"), timeout=30_000)
+    expect(error).to_contain_text(_literal_start("error.no_mask", "ko"))
+    expect(page.locator(".toast-body.error")).to_have_count(0)

@@ -1,7 +1,8 @@
 """Every user-facing string of the app (UI, figures, errors) in English, Korean and Japanese, and the language
 of the request being served. Plain Python: the backend, the figures and the UI all read their text here.
 
-A string is looked up by key (`t("fill_mask.run")`); `{name}` fields are filled with `str.format`. The
+A string is looked up by key (`t("fill_mask.run")`); `{name}` fields are filled with `str.format` (in Korean, a
+particle written "이(가)" is then chosen by the word before it: see `bg_demo.text.korean`). The
 language is the one of the request being served: the UI installs a resolver that reads it from the browser
 session (see `bg_demo.ui.language`); outside a request, and for API callers, it is English. `use(lang)` sets
 it explicitly (tests, scripts).
@@ -13,6 +14,8 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache
+
+from bg_demo.text import korean
 
 LANGS = ("en", "ko", "ja")
 NAMES = {"en": "English", "ko": "한국어", "ja": "日本語"}  # each language named in itself, for the switch
@@ -111,5 +114,5 @@ def t(key: str, lang: str | None = None, /, **values) -> str:
         template = table[DEFAULT][key]  # a KeyError here is a bug: every key exists in English
     if not values:
         return template
-    return template.format(**{name: value.render(lang) if isinstance(value, Text) else value
-                              for name, value in values.items()})
+    values = {name: value.render(lang) if isinstance(value, Text) else value for name, value in values.items()}
+    return korean.fill(template, values) if lang == "ko" else template.format(**values)

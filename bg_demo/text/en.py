@@ -8,6 +8,11 @@ EN = {
         "Pick a tab, try an example, then type your own text."
     ),
     "app.loading": "Loading the {role} model ({model}); the first request takes a little longer…",
+    "app.role.encoder": "encoder",
+    "app.role.decoder": "decoder",
+    "app.role.sentiment": "sentiment",
+    "app.role.ner": "named-entity",
+    "app.role.qa": "question-answering",
     "app.unexpected": "Something went wrong on the server while running this request. Try again, or try a shorter text.",
     "common.raw": "Raw result (JSON, as the API returns it)",
     "common.examples": "Examples: click one to load and run it",
@@ -206,6 +211,9 @@ EN = {
     "pre.token_headers": "position|original|model sees|label|target",
     "pre.targets": "The model's guesses at each target",
     "pre.target_headers": "position|original|model sees|treatment|top guesses|p(original)|−log p",
+    "pre.treatment.mask": "replaced by [MASK]",
+    "pre.treatment.random": "replaced by a random token",
+    "pre.treatment.keep": "kept as it was",
     "pre.loss": "MLM loss on this sentence: **{loss:.3f}** (mean −log p of the original tokens at the {n} target{plural})",
     "pre.nsp": "Next sentence (BERT)",
     "pre.nsp.about": (

@@ -8,6 +8,11 @@ JA: dict[str, str] = {
         "タブを選んで例を試してから、自分でテキストを入力してみましょう。"
     ),
     "app.loading": "{role} モデル（{model}）を読み込んでいます。最初のリクエストは少し時間がかかります…",
+    "app.role.encoder": "エンコーダ",
+    "app.role.decoder": "デコーダ",
+    "app.role.sentiment": "感情分析",
+    "app.role.ner": "固有表現抽出",
+    "app.role.qa": "質問応答",
     "app.unexpected": (
         "このリクエストの実行中にサーバーで問題が起きました。もう一度試すか、もっと短いテキストで試してください。"
     ),
@@ -215,6 +220,9 @@ JA: dict[str, str] = {
     "pre.token_headers": "位置|元のトークン|モデルへの入力|ラベル|対象",
     "pre.targets": "各対象位置でのモデルの予測",
     "pre.target_headers": "位置|元のトークン|モデルへの入力|処理|上位の予測|p(元のトークン)|−log p",
+    "pre.treatment.mask": "[MASK] に置換",
+    "pre.treatment.random": "ランダムなトークンに置換",
+    "pre.treatment.keep": "そのまま",
     "pre.loss": "この文の MLM 損失：**{loss:.3f}**（{n} 個の対象位置での元のトークンの −log p の平均）",
     "pre.nsp": "次文予測（BERT）",
     "pre.nsp.about": (

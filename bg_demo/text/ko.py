@@ -8,6 +8,11 @@ KO: dict[str, str] = {
         "직접 텍스트를 입력해 보세요."
     ),
     "app.loading": "{role} 모델({model})을 불러오는 중이에요. 첫 요청은 조금 더 오래 걸려요…",
+    "app.role.encoder": "인코더",
+    "app.role.decoder": "디코더",
+    "app.role.sentiment": "감성 분석",
+    "app.role.ner": "개체명 인식",
+    "app.role.qa": "질의응답",
     "app.unexpected": "요청을 처리하는 중에 서버에서 문제가 생겼어요. 다시 시도하거나 더 짧은 텍스트로 해 보세요.",
     "common.raw": "원시 결과 (API가 반환하는 JSON 그대로)",
     "common.examples": "예시: 클릭하면 불러와서 실행해요",
@@ -88,7 +93,7 @@ KO: dict[str, str] = {
     "qa.table_headers": "답|점수|시작|끝|윈도우",
     "qa.found": "**{answer}** (확률 {score}, 윈도우 {windows}개로 읽음)",
     "qa.none": (
-        "**답 없음**: 모델은 이 지문이 질문에 답하지 않는다고 판단해요 (답 없음 점수 {null:.2f}가 가장 좋은 구간 "
+        "**답 없음**: 모델은 이 지문이 질문에 답하지 않는다고 판단해요 (답 없음 점수 {null:.2f}이(가) 가장 좋은 구간 "
         "\"{best}\"의 점수 {best_logit:.2f}보다 높아요)."
     ),
     "qa.none_no_span": "**답 없음**: 모델이 지문에서 구간을 찾지 못했어요.",
@@ -170,7 +175,7 @@ KO: dict[str, str] = {
     "lab.history_headers": "단계|토큰|순위|확률|방법",
     "lab.how.greedy": "그리디",
     "lab.how.picked": "직접 고름",
-    "lab.how.sample": "시드 {seed}로 샘플링",
+    "lab.how.sample": "시드 {seed}(으)로 샘플링",
     "lab.plot": "다음 토큰 후보",
     "lab.start_first": "먼저 텍스트의 분포를 보여 주세요.",
     # logit lens
@@ -206,6 +211,9 @@ KO: dict[str, str] = {
     "pre.token_headers": "위치|원래 토큰|모델이 보는 것|레이블|목표",
     "pre.targets": "각 목표 위치에서 모델의 추측",
     "pre.target_headers": "위치|원래 토큰|모델이 보는 것|처리|상위 추측|p(원래 토큰)|−log p",
+    "pre.treatment.mask": "[MASK]로 바꿈",
+    "pre.treatment.random": "무작위 토큰으로 바꿈",
+    "pre.treatment.keep": "그대로 둠",
     "pre.loss": "이 문장의 MLM 손실: **{loss:.3f}** (목표 위치 {n}곳에서 원래 토큰의 −log p 평균)",
     "pre.nsp": "다음 문장 (BERT)",
     "pre.nsp.about": (
@@ -256,7 +264,7 @@ KO: dict[str, str] = {
         "**ρ = {rho:+.2f}**."
     ),
     "why.completeness": (
-        "통합 그래디언트의 합은 {total:.4f}로, 확률 {p:.4f}에서 기준선의 {base:.4f}를 뺀 값과 같아요 "
+        "통합 그래디언트의 합은 {total:.4f}(으)로, 확률 {p:.4f}에서 기준선의 {base:.4f}을(를) 뺀 값과 같아요 "
         "({steps}단계에서 오차 {gap:.1e})."
     ),
     "why.disagree": (
@@ -455,7 +463,7 @@ KO: dict[str, str] = {
     "error.no_entity": "이 텍스트에서 개체를 찾지 못해서 설명할 개체가 없어요.",
     "error.generate_first": "먼저 텍스트를 생성하세요. 설명 대상은 생성된 텍스트의 마지막 토큰이에요.",
     "error.no_baseline": "이 모델의 토크나이저에는 기준선으로 쓸 패딩, 텍스트 끝, 미지(unknown) 토큰이 없어요.",
-    "error.aggregation": "알 수 없는 집계 방식 '{got}'이에요. 다음 중 하나를 고르세요: {choices}.",
+    "error.aggregation": "알 수 없는 집계 방식이에요: '{got}'. 다음 중 하나를 고르세요: {choices}.",
     "error.no_mask_token": "인코더 모델 '{model}'에는 마스크 토큰이 없어서 마스크를 채울 수 없어요.",
     "error.missing_head.mlm": (
         "'{model}'에는 가려진 단어(MLM) 헤드가 없어서 마스크를 채울 수 없어요. 이 모델은 그 헤드 없이 공개되었어요. "
@@ -469,7 +477,7 @@ KO: dict[str, str] = {
         "'{model}'에는 다음 토큰(LM) 헤드가 없어서 텍스트를 예측하거나 생성할 수 없어요. 이 모델은 그 헤드 없이 "
         "공개되었어요. {instead}을(를) 고르거나, 이 모델을 어텐션이나 비교에서 사용하세요."
     ),
-    "error.no_mask": "단어가 빠진 자리에 {mask}를 하나 이상 넣으세요.",
+    "error.no_mask": "단어가 빠진 자리에 {mask}을(를) 하나 이상 넣으세요.",
     "error.too_many_masks": "마스크는 최대 {limit}개까지 쓸 수 있어요. 이 문장에는 {n}개가 있어요.",
     "error.attention_role": "어텐션은 'encoder'(BERT)와 'decoder'(GPT-2) 역할에 대해서만 보여 줘요. 입력값: {got}.",
     "error.view": "보기 중 하나를 고르세요: {choices}. 입력값: {got}.",
@@ -498,7 +506,7 @@ KO: dict[str, str] = {
     ),
     "error.question_tokens": "질문이 토큰 {n}개가 돼요. {limit}개 미만으로 줄여 주세요.",
     "error.empty_context": "지문에 모델이 읽을 수 있는 단어가 없어요. 답을 찾을 텍스트를 붙여 넣으세요.",
-    "error.strategy": "알 수 없는 전략 '{got}'이에요. 다음 중 하나를 고르세요: {choices}.",
+    "error.strategy": "알 수 없는 전략이에요: '{got}'. 다음 중 하나를 고르세요: {choices}.",
     "error.beam_sequences": (
         "빔 탐색은 빔 하나당 최대 한 개의 시퀀스를 돌려줘요. 빔 수를 늘리거나 시퀀스 수를 줄이세요."
     ),
@@ -514,7 +522,7 @@ KO: dict[str, str] = {
     "error.word_missing.second": "두 번째",
     "error.model_unavailable": (
         "{role} 모델 '{model}'을(를) 불러오지 못했어요({reason}). 해결 방법: 인터넷이 되는 컴퓨터에서 `python -m "
-        "bg_demo download DIR`을 실행하고 BG_DEMO_MODEL_DIR=DIR로 앱을 시작하거나, {env}를 로컬 모델 폴더로 "
+        "bg_demo download DIR`을 실행하고 BG_DEMO_MODEL_DIR=DIR로 앱을 시작하거나, {env}을(를) 로컬 모델 폴더로 "
         "설정하세요. 다른 탭은 계속 작동하고, 이 탭은 다음 요청 때 다시 시도해요."
     ),
     "field.text": "텍스트",

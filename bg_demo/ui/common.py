@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import html
 import inspect
@@ -16,7 +17,7 @@ import gradio as gr
 
 from bg_demo import backend, config, text
 from bg_demo.errors import BgDemoError
-from bg_demo.ui import payloads, strings
+from bg_demo.ui import payloads, reword, strings
 from bg_demo.ui.links import Page, Run, share_row
 from bg_demo.ui.strings import t
 
@@ -28,10 +29,14 @@ STATE_SECONDS = 3600  # a session's stored results expire this long after their 
 
 def run(role: str, fn, *args, progress: gr.Progress | None = None, **kwargs):
     """Call a backend function; a user mistake or a missing model becomes a gr.Error the user can act on.
-    The model a first-load notice names is the call's `model_id` (or `<role>_id`), else the role's default."""
+    The model a first-load notice names is the call's `model_id` (or `<role>_id`), else the role's default.
+    Inside a page's handler the outcome is kept for a language switch, which replays it (see `reword`)."""
+    tape = reword.tape() if reword.taped(fn) else None
+    if tape is not None and tape.replaying:
+        return tape.replay(reword.name_of(fn))
     with _user_errors(getattr(fn, "__name__", str(fn))):
         _loading_notice(role, progress, kwargs.get("model_id") or kwargs.get(f"{role}_id"))
-        return fn(*args, **kwargs)
+        return fn(*args, **kwargs) if tape is None else tape.kept(fn, *args, **kwargs)
 
 
 class Streams:
@@ -88,13 +93,23 @@ def leave(request: gr.Request) -> None:
 async def stream(role: str, submit, session: str, progress: gr.Progress | None = None, model_id: str | None = None):
     """Start a backend stream with `submit()` (in a worker thread: it may load the model) and relay its
     updates on the event loop: no thread is held while a student waits, and a cancelled stream (Stop, a
-    closed tab, an API cancel) only marks its request cancelled, never waits on the model."""
+    closed tab, an API cancel) only marks its request cancelled, never waits on the model. Inside a page's handler
+    the last update (or the error) is kept for a language switch, which gets it back instead of a new stream."""
+    tape = reword.tape()
+    if tape is not None and tape.replaying:
+        yield tape.replay(reword.STREAM)
+        return
     with _user_errors(role):
         _loading_notice(role, progress, model_id)
-        handle = await asyncio.to_thread(submit)
+        try:
+            handle = await asyncio.to_thread(submit)
+        except Exception as exc:
+            reword.keep_update(exc, failed=True)
+            raise
         try:
             with STREAMS.running(session, handle):
                 async for update in handle:
+                    reword.keep_update(update)
                     yield update
                     if not update.done:
                         # a student reads no faster than this, and every message costs the server the same
@@ -108,7 +123,7 @@ def _loading_notice(role: str, progress: gr.Progress | None, model_id: str | Non
     if progress is not None and role in config.ROLES and not backend.model_is_loaded(role, model_id):
         # no fraction: a load has no meaningful percentage, and "0.0%" would sit there until it ends
         model = config.public_name(model_id or backend.model_source(role))  # a local folder by its name only
-        progress(None, desc=t("app.loading", role=role, model=model))
+        progress(None, desc=t("app.loading", role=t(f"app.role.{role}"), model=model))
 
 
 @contextmanager
@@ -148,31 +163,45 @@ def hide_error() -> gr.Markdown:
 def shown_inline(fn, n_outputs: int):
     """`fn` for the browser: a user error goes into the page's error box (the extra, last output) and the
     previous result stays, instead of a toast that vanishes and outputs that turn into "Error" pills.
-    The API keeps calling `fn` itself, so a developer still gets an error."""
+    The API keeps calling `fn` itself, so a developer still gets an error. Each call is kept for the browser
+    session (its values and the backend's results), so that a language switch can reword it (see `reword`)."""
     if inspect.isasyncgenfunction(fn):
 
         @functools.wraps(fn)  # gradio reads the signature through __wrapped__ (progress, request)
         async def streamed(*args, **kwargs):
+            call = reword.begin(args, kwargs)
             hide = hide_error()  # once: an update object costs the event loop in every message of every stream
             try:
-                async for values in fn(*args, **kwargs):
-                    yield (*_tuple(values), hide)
-                    hide = ""  # a plain value for the hidden box from then on
+                async with contextlib.aclosing(fn(*args, **kwargs)) as updates:
+                    while True:
+                        with reword.using(call.tape):  # each step: a generator's context is its caller's
+                            try:
+                                values = await anext(updates)
+                            except StopAsyncIteration:
+                                break
+                        yield (*_tuple(values), hide)
+                        hide = ""  # a plain value for the hidden box from then on
             except gr.Error as exc:
+                call.failed = True
                 yield (*[gr.skip()] * n_outputs, show_error(exc.message))
+            reword.keep(streamed, call)
 
         streamed.__name__ = f"{fn.__name__}_in_page"  # a private event's name never takes the API's
+        setattr(streamed, reword.MARK, True)
         return streamed
 
     @functools.wraps(fn)
     def handler(*args, **kwargs):
-        try:
-            values = fn(*args, **kwargs)
-        except gr.Error as exc:
-            return (*[gr.skip()] * n_outputs, show_error(exc.message))
+        with reword.recording(handler, args, kwargs) as call:
+            try:
+                values = fn(*args, **kwargs)
+            except gr.Error as exc:
+                call.failed = True
+                return (*[gr.skip()] * n_outputs, show_error(exc.message))
         return (*_tuple(values), hide_error())
 
     handler.__name__ = f"{fn.__name__}_in_page"
+    setattr(handler, reword.MARK, True)
     return handler
 
 

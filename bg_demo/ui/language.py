@@ -15,6 +15,7 @@ import gradio as gr
 from gradio.context import LocalContext
 
 from bg_demo import text
+from bg_demo.ui import reword
 from bg_demo.ui.strings import words
 
 MAX_SESSIONS = 10_000  # a session's choice is a few bytes; the oldest are forgotten first past this many
@@ -89,9 +90,11 @@ def remember(lang: str, request: gr.Request) -> str:
 
 
 def forget(request: gr.Request) -> None:
+    """A closed page: its language, and what a switch would have reworded."""
     session = getattr(request, "session_hash", None)
     with _lock:
         _sessions.pop(session, None)
+    reword.KEPT.forget(session)
 
 
 def switch() -> gr.Radio:
@@ -104,7 +107,9 @@ def switch() -> gr.Radio:
 def wire(demo: gr.Blocks, radio: gr.Radio, tables=()) -> None:
     """On page load and on every switch: remember the session's language, and relabel what the browser's own
     translation leaves alone: the tab bars (Gradio words a tab's label once, when the tab registers, so a later
-    change of language missed every tab not on screen) and the tables' column names."""
+    change of language missed every tab not on screen) and the tables' column names. After a switch, what the
+    server worded on every page (figures, tables, status lines, errors) is worded again (see `reword`); call this
+    once the whole page is built."""
     tables = list(tables)
     tabs = [block for block in demo.blocks.values() if isinstance(block, gr.Tab) and block.label is not None]
 
@@ -117,6 +122,9 @@ def wire(demo: gr.Blocks, radio: gr.Radio, tables=()) -> None:
         )
 
     outputs = [radio, *tabs, *(component for component, _ in tables)]
-    radio.input(chosen, radio, outputs, js=_CHOOSE, api_visibility="private", queue=False)
+    switched = radio.input(chosen, radio, outputs, js=_CHOOSE, api_visibility="private", queue=False)
+    again, shown = reword.rewording(demo)
+    if shown:  # queued: a page's figures take a moment to draw, and every client gets its turn
+        switched.then(again, radio, shown, api_visibility="private", show_progress="hidden")
     demo.load(chosen, radio, outputs, js="() => [window.bgDemoLanguage ? window.bgDemoLanguage() : 'en']",
               api_visibility="private", queue=False)

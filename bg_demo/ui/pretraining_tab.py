@@ -20,7 +20,7 @@ def corrupt(text, seed, model=None, progress=gr.Progress()):
         for i, (original, shown) in enumerate(zip(result.original, result.corrupted))
     ]
     targets_shown = [
-        [tg.position, tg.original, tg.shown, tg.treatment, ", ".join(f"{w} {p:.0%}" for w, p in tg.predictions),
+        [tg.position, tg.original, tg.shown, t(f"pre.treatment.{tg.treatment}"), ", ".join(f"{w} {p:.0%}" for w, p in tg.predictions),
          round(tg.score, 4), round(tg.loss, 3)]
         for tg in result.targets
     ]
