@@ -14,6 +14,7 @@ from bg_demo.figures.style import OKABE_ITO
 from bg_demo.ui import common, downloads
 from bg_demo.ui.links import Page
 from bg_demo.ui.strings import every_language, t
+from bg_demo.ui.view import intro
 
 ROLES = ("encoder", "decoder")
 log = logging.getLogger(__name__)
@@ -84,7 +85,7 @@ TAB_ID = "attention"
 
 def build() -> list[Page]:
     with gr.Tab(t("attention.tab"), id=TAB_ID):
-        gr.Markdown(t("attention.about"))
+        intro("attention.about")
         with gr.Row():
             text = gr.Textbox(
                 label=t("attention.text", n=ATTENTION_MAX_TOKENS), lines=1, max_lines=4, scale=3

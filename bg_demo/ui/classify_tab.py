@@ -8,6 +8,7 @@ from bg_demo import backend, figures
 from bg_demo.ui import common, why
 from bg_demo.ui.links import Page
 from bg_demo.ui.strings import t
+from bg_demo.ui.view import intro
 
 
 def predict(text: str, progress=gr.Progress()):
@@ -25,7 +26,7 @@ TAB_ID = "classify"
 
 def build() -> list[Page]:
     with gr.Tab(t("classify.tab"), id=TAB_ID):
-        gr.Markdown(t("classify.about"))
+        intro("classify.about")
         text = gr.Textbox(label=t("classify.text"), lines=1, max_lines=6)
         button = gr.Button(t("classify.run"), variant="primary")
         scores = gr.Plot(label=t("classify.scores"), render=False)

@@ -9,6 +9,7 @@ from bg_demo.text import tables
 from bg_demo.ui import common
 from bg_demo.ui.links import Page, share_row
 from bg_demo.ui.strings import joined, rows, t, table
+from bg_demo.ui.view import intro
 
 ROLES = ("encoder", "decoder")
 FACTS = ("model_id", "architecture", "layers", "heads", "hidden_size", "body_parameters", "head_parameters",
@@ -94,7 +95,7 @@ TAB_ID = "compare"
 
 def build() -> list[Page]:
     with gr.Tab(t("compare.tab"), id=TAB_ID):
-        gr.Markdown(t("compare.about"))
+        intro("compare.about")
         with gr.Row():  # any encoder beside any decoder, for every section below
             models = {"encoder": common.model_picker("encoder"), "decoder": common.model_picker("decoder")}
         attention, view_fields = _attention_section(models)

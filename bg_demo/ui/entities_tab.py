@@ -10,6 +10,7 @@ from bg_demo.figures.style import ENTITY_COLOURS
 from bg_demo.ui import common, why
 from bg_demo.ui.links import Page
 from bg_demo.ui.strings import rows, t, table
+from bg_demo.ui.view import intro
 
 COLOURS = {**ENTITY_COLOURS, **{f"{p}-{k}": c for k, c in ENTITY_COLOURS.items() for p in "BI"}}
 
@@ -32,7 +33,7 @@ TAB_ID = "ner"
 
 def build() -> list[Page]:
     with gr.Tab(t("ner.tab"), id=TAB_ID):
-        gr.Markdown(t("ner.about"))
+        intro("ner.about")
         with gr.Row():
             text = gr.Textbox(label=t("ner.text"), lines=1, max_lines=4, scale=3)
             aggregation = gr.Radio([(t(f"ner.aggregation.{s}"), s) for s in STRATEGIES], value="average",

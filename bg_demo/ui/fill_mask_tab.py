@@ -7,9 +7,10 @@ import gradio as gr
 from bg_demo import backend, figures
 from bg_demo.config import LIMITS
 from bg_demo.figures.style import OKABE_ITO
-from bg_demo.ui import common, view, why
+from bg_demo.ui import common, why
 from bg_demo.ui.links import Page
 from bg_demo.ui.strings import t
+from bg_demo.ui.view import intro
 
 
 def predict(text: str, top_k: int, model: str | None = None, progress=gr.Progress()):
@@ -40,7 +41,7 @@ TAB_ID = "fill_mask"
 
 def build() -> list[Page]:
     with gr.Tab(t("fill_mask.tab"), id=TAB_ID):
-        view.intro("fill_mask.about")
+        intro("fill_mask.about")
         with gr.Row():
             with gr.Column(scale=3, min_width=160):
                 text = gr.Textbox(label=t("fill_mask.text"), lines=1, max_lines=4)

@@ -12,6 +12,7 @@ from bg_demo.tokens import join_display
 from bg_demo.ui import common, logit_lens_tab, next_token_tab, why
 from bg_demo.ui.links import Page
 from bg_demo.ui.strings import t
+from bg_demo.ui.view import intro
 
 
 def _plural(n) -> str:
@@ -127,7 +128,7 @@ TAB_ID = "generate"
 
 def build() -> list[Page]:
     with gr.Tab(t("generate.tab"), id=TAB_ID):
-        gr.Markdown(t("generate.about"))
+        intro("generate.about")
         model = common.model_picker("decoder")  # one choice for the three pages
         with gr.Tabs(overflow_behavior="wrap") as tabs:
             with gr.Tab(t("generate.sub"), id="generate_text", elem_classes=["bg-generate"]):

@@ -9,6 +9,7 @@ from bg_demo.backend.logit_lens import MAX_LENS_TOKENS
 from bg_demo.ui import common
 from bg_demo.ui.links import Page
 from bg_demo.ui.strings import t
+from bg_demo.ui.view import intro
 
 
 def look(text, model=None, progress=gr.Progress()):
@@ -22,7 +23,7 @@ PAGE_ID = "logit_lens"
 
 def build(model) -> Page:
     with gr.Tab(t("lens.sub"), id=PAGE_ID):
-        gr.Markdown(t("lens.about"))
+        intro("lens.about")
         text = gr.Textbox(label=t("lens.text"), lines=1, max_lines=4)
         button = gr.Button(t("lens.run"), variant="primary")
         plot = gr.Plot(label=t("lens.plot"), render=False)

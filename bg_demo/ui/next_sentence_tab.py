@@ -9,6 +9,7 @@ from bg_demo.figures.style import OKABE_ITO
 from bg_demo.ui import common, why
 from bg_demo.ui.links import Page
 from bg_demo.ui.strings import t
+from bg_demo.ui.view import intro
 
 
 def predict(first: str, second: str, model: str | None = None, progress=gr.Progress()):
@@ -27,7 +28,7 @@ TAB_ID = "next_sentence"
 
 def build() -> list[Page]:
     with gr.Tab(t("nsp.tab"), id=TAB_ID):
-        gr.Markdown(t("nsp.about"))
+        intro("nsp.about")
         with gr.Row():
             first = gr.Textbox(label=t("nsp.first"), lines=1, max_lines=4)
             second = gr.Textbox(label=t("nsp.second"), lines=1, max_lines=4)

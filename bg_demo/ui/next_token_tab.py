@@ -9,6 +9,7 @@ from bg_demo.backend.generation.types import MAX_SEED
 from bg_demo.ui import common, why
 from bg_demo.ui.links import Page
 from bg_demo.ui.strings import rows, t, table
+from bg_demo.ui.view import intro
 
 PAGE_ID = "next_token"
 
@@ -58,7 +59,7 @@ def _step_seed(seed, n_tokens: int) -> int | None:
 
 def build(model) -> Page:
     with gr.Tab(t("lab.sub"), id=PAGE_ID):
-        gr.Markdown(t("lab.about"))
+        intro("lab.about")
         text = gr.Textbox(label=t("lab.text"), lines=1, max_lines=6)
         with gr.Row():
             temperature = gr.Slider(0.05, 2.0, value=1.0, step=0.05, label=t("generate.temperature"))

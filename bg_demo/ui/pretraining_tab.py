@@ -10,6 +10,7 @@ from bg_demo import backend, figures
 from bg_demo.ui import common
 from bg_demo.ui.links import Page
 from bg_demo.ui.strings import examples, rows, t, table
+from bg_demo.ui.view import intro
 
 
 def corrupt(text, seed, model=None, progress=gr.Progress()):
@@ -56,7 +57,7 @@ SUB_PAGES = ("mlm", "nsp", "embeddings", "causal")
 
 def build() -> list[Page]:
     with gr.Tab(t("pre.tab"), id=TAB_ID):
-        gr.Markdown(t("pre.about"))
+        intro("pre.about")
         with gr.Row():  # one choice of each model for the whole lab
             encoder = common.model_picker("encoder")
             decoder = common.model_picker("decoder")

@@ -9,6 +9,7 @@ from bg_demo.figures.style import OKABE_ITO
 from bg_demo.ui import common, why
 from bg_demo.ui.links import Page
 from bg_demo.ui.strings import every_language, examples, rows, t, table
+from bg_demo.ui.view import intro
 
 
 def summary(result) -> str:
@@ -42,7 +43,7 @@ def _rows(lang: str):
 
 def build() -> list[Page]:
     with gr.Tab(t("qa.tab"), id=TAB_ID):
-        gr.Markdown(t("qa.about"))
+        intro("qa.about")
         question = gr.Textbox(label=t("qa.question"))
         context = gr.Textbox(label=t("qa.context"), lines=6, max_lines=14)
         button = gr.Button(t("qa.run"), variant="primary")
