@@ -88,7 +88,10 @@ def _build_mlm(model) -> Page:
     raw = gr.JSON(render=False)
     task = common.Task(corrupt, {"text": text, "seed": seed, "model": model}, [tokens, guesses, loss, raw], page_id="mlm",
                        api_name="mlm_corruption", concurrency_id="encoder")
-    page = task.build(button, text, rows=("pretraining", "mlm"))
+    task.examples(("pretraining", "mlm"))
+    task.error.render()
+    common.render_outputs([loss, tokens, guesses, raw])  # the loss first: the headline above the tables it sums up
+    page = task.wire(button, text)
     # the next seed, then the same run: the seed box shows which draw is on screen
     again.click(lambda value: int(value or 0) + 1, seed, seed, api_visibility="private", queue=False).then(
         task.handler, [text, seed, model], task.targets, api_visibility="private", **task.options
