@@ -160,7 +160,8 @@ def _grid(n_heads: int) -> tuple[int, int, int, dict]:
     if not screen.narrow():
         cols = min(4, n_heads)
         rows = math.ceil(n_heads / cols)
-        return cols, rows, GRID_CHROME + PANEL_HEIGHT * rows, dict(horizontal_spacing=0.03, vertical_spacing=_spacing(rows))
+        spacing = dict(horizontal_spacing=0.03, vertical_spacing=_spacing(rows))
+        return cols, rows, GRID_CHROME + PANEL_HEIGHT * rows, spacing
     cols = min(NARROW_COLUMNS, n_heads)
     rows = math.ceil(n_heads / cols)
     width = plot_px(NARROW_LABEL_PX)
@@ -189,7 +190,8 @@ def layer_heads(result, layer: int, hide_special: bool = False) -> go.Figure:
     panel = (grid - (rows - 1) * PANEL_TITLE_ROOM) / rows if narrow else PANEL_HEIGHT
     x_axis = token_x_axis(tokens, panel, angle=-60, max_labels=PANEL_TICK_LABELS, show=False)
     fig.update_xaxes(**x_axis, type="category")
-    fig.update_yaxes(**token_y_axis(tokens, panel, PANEL_TICK_LABELS, show=False), type="category", autorange="reversed")
+    y_axis = token_y_axis(tokens, panel, PANEL_TICK_LABELS, show=False)
+    fig.update_yaxes(**y_axis, type="category", autorange="reversed")
     for h in range(max(0, n_heads - cols), n_heads):  # the lowest panel of each column
         fig.update_xaxes(showticklabels=True, row=h // cols + 1, col=h % cols + 1)
     fig.update_yaxes(showticklabels=True, col=1)
@@ -251,7 +253,7 @@ def head_overview(result, stat: str = "entropy", hide_special: bool = False, sel
         layer, head = selected
         box = dict(type="rect", x0=head - 0.5, x1=head + 0.5, y0=layer - 0.5, y1=layer + 0.5)
         fig.add_shape(**box, line=dict(color=OKABE_ITO["vermillion"], width=4))
-    top = np.unravel_index(int(np.nanargmax(values)), values.shape)
+    top = np.unravel_index(int(np.argmax(np.nan_to_num(values, nan=-np.inf))), values.shape)  # NaN: no such query
     alt = t("fig.alt.overview", title=title, layers=n_layers, heads=n_heads, layer=int(top[0]), head=int(top[1]),
             value=f"{float(values[top]):{fmt}}")
     axes = dict(showgrid=False, zeroline=False)

@@ -43,6 +43,8 @@ COLORBAR_TICKS = 2  # 0%, 50%, 100%: a colour bar beside a few layers has room f
 NARROW_BEAMS = 4  # beams drawn on a phone: the best four, which the eye can follow on ~300 px
 BEAM_DASHES = ("solid", "dash", "dot", "dashdot")  # with the colour, a second cue for each rank
 BEAM_MARKER_PX = 14  # px per step under which markers crowd the lines: lines only
+LENS_LABEL_PX = 34  # px of a phone's layer numbers beside the rows
+LENS_CELL_SIZE = 11  # px of a prediction written in its cell on a phone
 BEAM_TEXT_CHARS = 60  # the end of a beam's text in its hover and in the figure's text alternative
 # probability bins for colouring generated tokens: (lower bound, background, label); blue = expected,
 # orange = surprising, so the scale survives every common colour-vision deficiency
@@ -165,61 +167,55 @@ def _cell_text(predictions, cell_px: float, size: float) -> list[list[str]]:
 
 def logit_lens_heatmap(result) -> go.Figure:
     """Layers (bottom = embeddings, top = last layer) x positions: each cell the token predicted next at
-    that layer, coloured by its probability, written in the cell where it fits."""
+    that layer, coloured by its probability, written in the cell where it fits (the hover always names it). On a
+    phone the layers are numbered ("emb", "0", "1", …) and the colour bar lies under the map."""
     n_layers, n_tokens = len(result.layers), len(result.tokens)
     narrow = screen.narrow()
     layers = layer_names(n_layers)  # result.layers ("embeddings", "layer 0", …) in the language served
     after, predicts, final = (t(f"fig.generation.lens_{word}") for word in ("after", "predicts", "final_rank"))
-    label_px = 34 if narrow else 110  # the layers' names beside the rows
-    cell_size = 11 if narrow else FONT["size"]
+    label_px = LENS_LABEL_PX if narrow else 110  # the layers' names beside the rows
+    cell_size = LENS_CELL_SIZE if narrow else FONT["size"]
+    predictions = [[plain(token) for token in row] for row in result.predictions]
     title = t("fig.generation.lens_title")
-    last = result.predictions[-1][-1] if n_tokens else ""
-    alt = t("fig.alt.lens", layers=n_layers, n=n_tokens, token=result.tokens[-1] if n_tokens else "",
-            best=t("fig.alt.guess", token=last, score=f"{float(result.probabilities[-1, -1]):.1%}") if n_tokens else "–")
+    best = "–"
+    if n_tokens:
+        best = t("fig.alt.guess", token=result.predictions[-1][-1], score=f"{float(result.probabilities[-1, -1]):.1%}")
+    alt = t("fig.alt.lens", layers=n_layers, n=n_tokens, token=result.tokens[-1] if n_tokens else "", best=best)
+    xaxis = dict(**token_x_axis(result.tokens, plot_px(label_px)), type="category", title=t("fig.generation.lens_x"))
+    under = label_depth(xaxis) + X_TITLE_ROOM  # a phone's upright labels and axis title, over its colour bar
+    chrome = top_margin(title, subplot_titles=1) + under + COLORBAR_ROOM
+    height = narrow_map_height(n_layers, chrome) if narrow else map_height(n_layers)
+    ticks = percent_ticks(1.0, COLORBAR_TICKS)
     fig = go.Figure(
         go.Heatmap(
             z=result.probabilities.astype(np.float32),  # (layers, positions)
             x=token_names(result.tokens),
             y=layers,
-            text=[[plain(token) for token in row] for row in result.predictions],
+            text=_cell_text(predictions, plot_px(label_px) / max(n_tokens, 1), cell_size),
             texttemplate="%{text}",
+            textfont=dict(size=cell_size),
             colorscale="Cividis",
             zmin=0.0,
             zmax=1.0,
-            colorbar=colorbar(t("fig.generation.probability"), **percent_ticks(1.0, COLORBAR_TICKS)),
-            customdata=result.final_rank,
-            hovertemplate=f"%{{y}}, {after} %{{x}}<br>{predicts} %{{text}} (%{{z:.1%}})<br>"
-            f"{final}: %{{customdata}}<extra></extra>",
+            colorbar=colorbar(t("fig.generation.probability"), under / (height - chrome), **ticks),
+            customdata=np.stack([np.asarray(result.final_rank, dtype=object), np.array(predictions, dtype=object)], -1),
+            hovertemplate=f"%{{y}}, {after} %{{x}}<br>{predicts} %{{customdata[1]}} (%{{z:.1%}})<br>"
+            f"{final}: %{{customdata[0]}}<extra></extra>",
         )
     )
-    xaxis = dict(**token_x_axis(result.tokens, plot_px(label_px)), type="category", title=t("fig.generation.lens_x"))
     if not narrow:
         fig.update_layout(
-            **base_layout(map_height(n_layers), title, alt=alt), xaxis=xaxis,
+            **base_layout(height, title, alt=alt), xaxis=xaxis,
             yaxis=dict(**token_axis(layers), type="category", title=t("fig.generation.layer")),
         )
         return fig
-    # a phone: the cells' text where it fits; short layer names ("emb", "0", "1", …) and the axis named above
-    cell_px = plot_px(label_px) / max(n_tokens, 1)
-    fig.update_traces(text=_cell_text(result.predictions, cell_px, cell_size), texttemplate="%{text}",
-                      textfont=dict(size=cell_size),
-                      customdata=np.stack([np.asarray(result.final_rank, dtype=object),
-                                          np.array([[plain(tok) for tok in row] for row in result.predictions], dtype=object)], axis=-1),
-                      hovertemplate=f"%{{y}}, {after} %{{x}}<br>{predicts} %{{customdata[1]}} (%{{z:.1%}})<br>"
-                      f"{final}: %{{customdata[0]}}<extra></extra>")
     short = [t("fig.axes.embeddings_short")] + [str(i) for i in range(n_layers - 1)]
-    under = label_depth(xaxis) + X_TITLE_ROOM  # the upright labels and the axis title
-    bottom = under + COLORBAR_ROOM
-    chrome = top_margin(title, subplot_titles=1) + bottom
-    height = narrow_map_height(n_layers, chrome)
-    fig.update_traces(colorbar=colorbar(t("fig.generation.probability"), under / (height - chrome),
-                                        **percent_ticks(1.0, COLORBAR_TICKS)))
     rows = shown_positions(n_layers, labels_down(height - chrome))
     yaxis = dict(type="category", tickmode="array", tickvals=[layers[i] for i in rows],
                  ticktext=[plain(short[i]) for i in rows], tickfont=tick_font(), showgrid=False)
     fig.add_annotation(**axis_title_above(t("fig.generation.layer")))
     fig.update_layout(**base_layout(height, title, subplot_titles=1, alt=alt), xaxis=xaxis, yaxis=yaxis)
-    fig.update_layout(margin_b=bottom)
+    fig.update_layout(margin_b=under + COLORBAR_ROOM)
     return fig
 
 
@@ -268,8 +264,9 @@ def beam_figure(result) -> go.Figure:
     legend, room = dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0, xanchor="left"), 2 * 22 + 8
     fig.add_annotation(**axis_title_above(t("fig.generation.beam_y")))
     bottom = label_depth(xaxis) + X_TITLE_ROOM + room
-    fig.update_layout(**base_layout(top_margin(title, subplot_titles=1) + 240 + bottom, title, subplot_titles=1, alt=alt,
-                                    legend=legend), xaxis=xaxis, yaxis=dict(nticks=6))
+    height = top_margin(title, subplot_titles=1) + 240 + bottom
+    fig.update_layout(**base_layout(height, title, subplot_titles=1, alt=alt, legend=legend), xaxis=xaxis,
+                      yaxis=dict(nticks=6))
     fig.update_layout(margin_b=bottom)
     return fig
 

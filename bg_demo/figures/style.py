@@ -137,6 +137,12 @@ def max_height() -> int:
     return NARROW_MAX_HEIGHT if screen.narrow() else MAX_HEIGHT
 
 
+def _multiline_rise() -> int:
+    """Px plotly raises a title of several lines anchored at its top above where one line would start (measured:
+    11 px at 16 px), which the title's padding gives back so that it stays clear of the badge."""
+    return round(0.75 * title_size())
+
+
 def top_margin(title: str = "", subtitle: str = "", subplot_titles: int = 0) -> int:
     """Room above the plot for the label badge, the title, its subtitle and subplot titles of that many lines."""
     return BADGE_CLEARANCE + TITLE_PAD + LINE * (lines(title) + lines(subtitle) + subplot_titles) + TITLE_GAP
@@ -152,7 +158,8 @@ def base_layout(height: int, title: str = "", subtitle: str = "", subplot_titles
     narrow = screen.narrow()
     title = wrap(title, title_width(), title_size()) if title else ""
     subtitle = wrap(subtitle, title_width(), SUBTITLE_SIZE) if subtitle else ""
-    height += LINE * (max(0, lines(title) - 1) + max(0, lines(subtitle) - 1))
+    rise = _multiline_rise() if lines(title) > 1 else 0
+    height += LINE * (max(0, lines(title) - 1) + max(0, lines(subtitle) - 1)) + rise
     height = int(min(height, max_height()))
     side = NARROW_MARGIN if narrow else 10
     layout = dict(
@@ -164,12 +171,14 @@ def base_layout(height: int, title: str = "", subtitle: str = "", subplot_titles
     )
     if title:
         top = 1 - BADGE_CLEARANCE / height  # container fraction: the title's top edge just under the badge
+        pad = TITLE_PAD + rise
         layout["title"] = dict(
             text=title, subtitle=dict(text=subtitle, font=dict(size=SUBTITLE_SIZE)), font=dict(size=title_size()),
-            yref="container", y=top, yanchor="top", pad=dict(t=TITLE_PAD),
+            yref="container", y=top, yanchor="top", pad=dict(t=pad),
         )
+        layout["margin"]["t"] += rise
         if narrow:  # from the left edge: the whole width for the words
-            layout["title"].update(x=0, xref="container", xanchor="left", pad=dict(t=TITLE_PAD, l=8))
+            layout["title"].update(x=0, xref="container", xanchor="left", pad=dict(t=pad, l=8))
     if alt:
         layout["meta"] = dict(alt=alt)
     layout.update(overrides)
@@ -181,7 +190,3 @@ def axis_title_above(text: str, xref: str = "paper", x: float = 0.0, y: float = 
     beside the axis takes width from the plot). It takes one LINE above the plot (count it as a subplot title)."""
     return dict(text=text, xref=xref, yref="paper", x=x, y=y, xanchor="left", yanchor="bottom", showarrow=False,
                 font=dict(size=NARROW_FONT_SIZE), yshift=4)
-
-
-def percent(value: float) -> str:
-    return f"{value:.1%}"

@@ -187,7 +187,7 @@ EN = {
     ),
     "lens.text": "Text",
     "lens.run": "Look through each layer",
-    "lens.plot": "Each layer's prediction at each position",
+    "lens.plot": "Prediction by layer and position",
     "lens.truncated": "Only the first {n} tokens are shown.",
     # pretraining lab
     "pre.tab": "Pretraining",

@@ -194,7 +194,7 @@ JA: dict[str, str] = {
     ),
     "lens.text": "テキスト",
     "lens.run": "各層をのぞいてみる",
-    "lens.plot": "各層・各位置での予測",
+    "lens.plot": "層と位置ごとの予測",
     "lens.truncated": "最初の {n} トークンだけを表示しています。",
     # pretraining lab
     "pre.tab": "事前学習",
