@@ -33,7 +33,6 @@ SHOTS = {
     "attention": ("tab=attention&text=The+animal+didn%27t+cross+the+street+because+it+was+too+tired.&run=1", LAPTOP),
     "compare": ("tab=compare&text=The+animal+didn%27t+cross+the+street+because+it+was+too+tired.&run=1", LAPTOP),
     "pretraining": ("tab=mlm&text=The+quick+brown+fox+jumps+over+the+lazy+dog.&seed=0&run=1", LAPTOP),
-    "phone": ("tab=fill_mask&text=I+went+to+the+[MASK]+to+deposit+some+[MASK].&run=1", PHONE),
     "why": ("tab=fill_mask&text=The+animal+didn%27t+cross+the+[MASK]+because+it+was+too+tired.&run=1", LAPTOP),
     # Korean and Japanese: the page in the language the link asks for, each with its language's models
     "ko_fill_mask": ("lang=ko&tab=fill_mask&text=서울은+한국의+[MASK]입니다.&model=google-bert/bert-base-multilingual-cased"
@@ -106,7 +105,11 @@ def main() -> int:
             if result:
                 page.locator(f"{result} >> visible=true").first.wait_for(timeout=60_000)
             page.wait_for_timeout(800)
-            # a phone shows its screen, scrolled to the result; the laptop pictures show whole pages
+            if key.startswith("phone_"):  # a phone's picture shows the page's first figure, if it has one
+                page.evaluate("() => { const plot = [...document.querySelectorAll('.js-plotly-plot')].find("
+                              "(p) => p.offsetParent); if (plot) plot.closest('.block').scrollIntoView(); }")
+                page.wait_for_timeout(300)
+            # a phone shows its screen; the laptop pictures show whole pages
             page.screenshot(path=str(out / f"{key}.png"), full_page=not key.startswith("phone_"))
             page.close()
             print(out / f"{key}.png")
