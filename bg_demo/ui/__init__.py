@@ -20,6 +20,7 @@ from bg_demo.ui import (
     generate_tab,
     language,
     next_sentence_tab,
+    payloads,
     pretraining_tab,
     qa_tab,
     screen,
@@ -71,6 +72,7 @@ def build_demo() -> gr.Blocks:
         language.wire(demo, switch, strings.TABLES)
     demo.queue(max_size=serving.QUEUE_SIZE, default_concurrency_limit=CONCURRENCY)
     serving.make_fair(demo._queue)
+    payloads.describe(demo)  # the "Use via API" page in words, with examples that run
     return demo
 
 
