@@ -41,11 +41,11 @@ FAST = {("/generate", "max_new_tokens"): 3}  # a valid value that keeps the base
 # the most characters a text parameter takes where it is not LIMITS.max_chars (the rest of the names: LIMITS.max_chars)
 LONGER = {
     ("/qa", "context"): LIMITS.max_context_chars,
-    ("/explain_answer", "param_1"): LIMITS.max_context_chars,
+    ("/explain_answer", "context"): LIMITS.max_context_chars,
     ("/generate", "prompt"): LIMITS.max_prompt_chars,
-    ("/explain_generation", "param_0"): LIMITS.max_prompt_chars,
+    ("/explain_generation", "prompt"): LIMITS.max_prompt_chars,
     ("/next_token", "text"): LIMITS.max_prompt_chars,
-    ("/explain_next_token", "param_0"): LIMITS.max_prompt_chars,
+    ("/explain_next_token", "text"): LIMITS.max_prompt_chars,
     ("/causal_lm", "text"): LIMITS.max_prompt_chars,
 }
 

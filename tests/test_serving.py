@@ -156,6 +156,70 @@ def test_idle_sessions_are_dropped(monkeypatch):
     assert holder.session_data == {"new": 2} and set(holder.time_last_used) == {"new"}
 
 
+# --- the page -----------------------------------------------------------------------------------------------------
+
+PAGE_ON_THE_WIRE = 100_000  # bytes of the compressed page: a first visit's budget is 600 KB, Gradio's scripts ~420
+PAGE_RAW = 700_000  # bytes of the page a browser reads (Gradio's own was ~730 KB, most of it inlined config)
+
+
+def _page(app_url: str, accepted: str) -> httpx.Response:
+    return httpx.get(app_url, headers={"Accept-Encoding": accepted})
+
+
+def _inlined(page: str, name: str) -> dict:
+    start = page.index(f"window.gradio_{name} = ") + len(f"window.gradio_{name} = ")
+    return json.loads(page[start:page.index(";</script>", start)])
+
+
+def test_the_page_is_sent_compressed_to_a_browser_that_accepts_gzip(app_url):
+    compressed, plain = _page(app_url, "gzip, deflate, br"), _page(app_url, "identity")
+    assert compressed.headers["content-encoding"] == "gzip" and "content-encoding" not in plain.headers
+    assert compressed.text == plain.text and "window.gradio_config" in plain.text  # httpx unpacks the gzip
+    assert int(compressed.headers["content-length"]) * 5 < len(plain.content)
+
+
+def test_the_page_keeps_to_its_budget_and_carries_nothing_its_browser_never_reads(app_url):
+    page = _page(app_url, "gzip")
+    assert int(page.headers["content-length"]) <= PAGE_ON_THE_WIRE and len(page.content) <= PAGE_RAW
+    components = _inlined(page.text, "config")["components"]
+    assert not [c["id"] for c in components if set(c) & {"api_info", "api_info_as_input", "example_inputs"}]
+    assert not any("code_snippets" in endpoint for endpoint in _inlined(page.text, "api_info")["named_endpoints"].values())
+    assert len(components) > 500 and any(c.get("props", {}).get("samples") for c in components)  # the page itself stays
+    theme = httpx.get(f"{app_url}theme.css").text  # the device's own fonts: no web font to fetch
+    assert "--font" in theme and "@font-face" not in theme and ".woff2" not in theme
+
+
+def test_only_a_rendered_page_is_trimmed():
+    other = b"<html><script>window.something = {};</script></html>"
+    assert serving.lighter(other) == other
+    page = b'<script>window.gradio_config = {"components": [{"id": 1, "api_info": {}, "props": {"x": 1}}]};</script>'
+    assert serving.lighter(page) == b'<script>window.gradio_config = {"components":[{"id":1,"props":{"x":1}}]};</script>'
+
+
+def test_a_generation_s_updates_still_arrive_one_by_one_through_the_compression(app_url, monkeypatch, in_flight):
+    """Event streams pass the gzip middleware as they are: each update of a generation reaches a client that accepts
+    gzip while the generation still runs, not all at once at its end."""
+    import time
+
+    from bg_demo.backend.generation import engine
+
+    step = engine.DecodingEngine._step
+    monkeypatch.setattr(engine.DecodingEngine, "_step", lambda self: (time.sleep(0.1), step(self)))  # 2 s for 20 tokens
+    client = Client(app_url)
+    assert "gzip" in client.http.headers["accept-encoding"]
+    event = client.join("generate", ["Once upon a time", "greedy", 20, 1.0, 5, 0.9, 4, 1, "", 0, 1.0, ""]).json()["event_id"]
+    running = []  # at each update as it arrives: how many generations are still running
+    with client.http.stream("GET", f"gradio_api/queue/data?session_hash={client.session}") as stream:
+        assert "content-encoding" not in stream.headers
+        for line in stream.iter_lines():
+            message = json.loads(line[5:]) if line.startswith("data:") else {}
+            if message.get("event_id") == event and message["msg"] == "process_generating":
+                running.append(in_flight())
+            if message.get("event_id") == event and message["msg"] == "process_completed":
+                break
+    assert len(running) >= 3 and running[0] >= 1 and running[1] >= 1
+
+
 def _live(kind):
     import gc
     import warnings

@@ -15,6 +15,7 @@ EN = {
     "app.role.qa": "question-answering",
     "app.unexpected": "Something went wrong on the server while running this request. Try again, or try a shorter text.",
     "common.raw": "Raw result (JSON, as the API returns it)",
+    "common.summary": "Summary",
     "common.examples": "Examples: click one to load and run it",
     "common.tokens": "Tokens the model sees",
     "common.model.encoder": "BERT model (encoder)",

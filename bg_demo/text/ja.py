@@ -17,6 +17,7 @@ JA: dict[str, str] = {
         "このリクエストの実行中にサーバーで問題が起きました。もう一度試すか、もっと短いテキストで試してください。"
     ),
     "common.raw": "生の結果（API が返す JSON そのまま）",
+    "common.summary": "要約",
     "common.examples": "例：クリックすると読み込んで実行します",
     "common.tokens": "モデルが見るトークン",
     "common.model.encoder": "BERT モデル（エンコーダ）",

@@ -15,6 +15,7 @@ KO: dict[str, str] = {
     "app.role.qa": "질의응답",
     "app.unexpected": "요청을 처리하는 중에 서버에서 문제가 생겼어요. 다시 시도하거나 더 짧은 텍스트로 해 보세요.",
     "common.raw": "원시 결과 (API가 반환하는 JSON 그대로)",
+    "common.summary": "요약",
     "common.examples": "예시: 클릭하면 불러와서 실행해요",
     "common.tokens": "모델이 보는 토큰",
     "common.model.encoder": "BERT 모델 (인코더)",

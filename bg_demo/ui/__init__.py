@@ -20,6 +20,7 @@ from bg_demo.ui import (
     generate_tab,
     language,
     next_sentence_tab,
+    payloads,
     pretraining_tab,
     qa_tab,
     screen,
@@ -72,17 +73,26 @@ def build_demo() -> gr.Blocks:
         language.wire(demo, switch, strings.TABLES)
     demo.queue(max_size=serving.QUEUE_SIZE, default_concurrency_limit=CONCURRENCY)
     serving.make_fair(demo._queue)
+    payloads.describe(demo)  # the "Use via API" page in words, with examples that run
     return demo
 
 
 def launch_options() -> dict:
     """What `launch()` needs besides the server address: theme and stylesheet, the bounds on sessions, the guard in
-    front of the routes (`serving.Guard`), and no public traffic monitor (Gradio's /monitoring answers anyone)."""
+    front of the routes (`serving.Guard`), a light page (the device's own fonts; the document trimmed by
+    `serving.Lighter`, then gzip-compressed for a browser that accepts it: Gradio sends its scripts compressed
+    already, and starlette's GZip leaves them and event streams alone), and no public traffic monitor (Gradio's
+    /monitoring answers anyone)."""
     from starlette.middleware import Middleware
+    from starlette.middleware.gzip import GZipMiddleware
 
-    return dict(theme=gr.themes.Soft(primary_hue="blue"), css_paths=[ASSETS / "style.css"], i18n=I18N,
+    # the first is outermost: the guard refuses before anything else runs, and the page is trimmed before it is compressed
+    middleware = [Middleware(serving.Guard), Middleware(GZipMiddleware, minimum_size=serving.GZIP_MINIMUM_BYTES,
+                                                        compresslevel=serving.GZIP_LEVEL), Middleware(serving.Lighter)]
+    return dict(theme=gr.themes.Soft(primary_hue="blue", font=serving.FONTS, font_mono=serving.MONO_FONTS),
+                css_paths=[ASSETS / "style.css"], i18n=I18N,
                 head=language.HEAD + screen.HEAD + view.HEAD, state_session_capacity=serving.SESSION_CAPACITY, enable_monitoring=False,
-                app_kwargs={"middleware": [Middleware(serving.Guard)]})
+                app_kwargs={"middleware": middleware})
 
 
 def exit_on_sigterm() -> None:

@@ -7,7 +7,10 @@ whatever the caller's language. An event's `validator` runs after that preproces
 named endpoints take their values raw (`preprocess=False`, see `common.Task`) and `checked` prepares them inside
 the request, where `bg_demo.text` knows the caller's language: a value an input cannot use becomes a gr.Error that
 says what to send, and one it can use goes through the component's own `preprocess`, as it would have.
-The browser's own controls send only values they can hold, so its events keep Gradio's preprocessing."""
+The browser's own controls send only values they can hold, so its events keep Gradio's preprocessing.
+
+`describe` words what a developer reads about the endpoints (the "Use via API" page, `/gradio_api/info`,
+gradio_client's `view_api`): labels in words, a name for every value, and example inputs that run as shown."""
 
 from __future__ import annotations
 
@@ -122,3 +125,81 @@ def _check_choice(component, value) -> None:
 
 def _scalar(value) -> bool:
     return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+
+
+# --- the API page -------------------------------------------------------------------------------------------------
+
+# inputs that no example row of a page fills, with an example the endpoint takes (each runs: tests/test_api_page.py)
+EXAMPLES = {
+    # a generation as /generate returns it, cut to what the explanation reads: one sequence of one token (" the" in
+    # GPT-2's vocabulary)
+    "/explain_generation": {"result": {"generated": [[{"token": " the", "token_id": 262}]]}},
+    "/explain_next_token": {"text": "The capital of France is"},
+}
+# what a value the page shows without a label is, by its kind: the JSON result, or a Markdown summary of it
+_UNLABELLED = {gr.JSON: "common.raw", gr.Markdown: "common.summary"}
+
+
+def describe(demo: gr.Blocks) -> None:
+    """Have the app's API description (which Gradio builds from the layout: `Blocks.get_api_info`) say what a
+    developer needs: each label in words (the page's labels are I18n keys, which only the browser's tabs
+    translate: the API page showed "[object Object]"), a name for each value the page shows without a label, and
+    as each input's example the first English example of its page (Gradio's own, "Hello!!", is no sentence with a
+    [MASK]), so that every call the page shows runs as shown."""
+    make = demo.get_api_info
+    shown = _first_examples(demo)
+    values = {f"/{fn.api_name}": ([c for c in fn.inputs if not c.skip_api], [c for c in fn.outputs if not c.skip_api])
+              for fn in demo.fns.values() if fn.api_name}
+
+    @functools.wraps(make)
+    def get_api_info(*args, **kwargs):
+        info = make(*args, **kwargs)
+        for name, endpoint in info.get("named_endpoints", {}).items():
+            inputs, outputs = values.get(name, ((), ()))
+            for component, parameter in zip(inputs, endpoint["parameters"]):
+                parameter["label"] = _named(component)
+                parameter["example_input"] = _writable(EXAMPLES.get(name, {}).get(
+                    parameter["parameter_name"], shown.get(component._id, parameter["example_input"])))
+            for component, output in zip(outputs, endpoint["returns"]):
+                output["label"] = _named(component)
+        return info
+
+    demo.get_api_info = get_api_info
+
+
+def _named(component) -> str:
+    """A value's label in English words (the API's language), or what it is where the page shows it unlabelled."""
+    if component.label is None:
+        key = next((key for kind, key in _UNLABELLED.items() if isinstance(component, kind)), None)
+        return text.t(key, text.DEFAULT) if key else ""
+    return words(component.label, text.DEFAULT)
+
+
+def _writable(value):
+    """A text as the page's code snippets can hold it. Gradio writes a text between double quotes as it is (gradio_client
+    2.7.2), in Python and JavaScript, and that JSON between single quotes for the shell: a quote or a line break in
+    it ends the string there. Typographic quotes read the same and end nothing."""
+    if not isinstance(value, str):
+        return value
+    pieces = value.replace("\r", " ").replace("\n", " ").replace("\\", "/").replace("'", "’").split('"')
+    return "".join(piece + ("“" if i % 2 == 0 else "”") for i, piece in enumerate(pieces[:-1])) + pieces[-1]
+
+
+def _first_examples(demo: gr.Blocks) -> dict:
+    """component id -> its value in the first English example table that fills it."""
+    found: dict = {}
+    for block in demo.blocks.values():
+        if isinstance(block, gr.Dataset) and _language(block) == text.DEFAULT and block.raw_samples:
+            for component, value in zip(block._components, block.raw_samples[0]):
+                found.setdefault(component._id, value)
+    return found
+
+
+def _language(block) -> str | None:
+    """The language an example table is shown in (`common.localized` puts it in a column marked bg-for-<lang>)."""
+    while block is not None:
+        for name in getattr(block, "elem_classes", None) or ():
+            if name.startswith("bg-for-"):
+                return name.removeprefix("bg-for-")
+        block = block.parent
+    return None

@@ -1,5 +1,6 @@
 """What keeps one client from taking the server from a class: sessions that cost what they hold and expire, a fair
-turn in every queue, limits per session and per address, cancels only by their owner, and no uploads.
+turn in every queue, limits per session and per address, cancels only by their owner, and no uploads; and a light
+page for a class of phones on a weak link (the document trimmed and compressed, the device's own fonts).
 
 Gradio (6.31) has a global queue size and per-event concurrency, but nothing per client: its queues are first
 come, first served, so one script's 150 requests put every student behind them, and anyone who knows an event's id
@@ -11,11 +12,12 @@ from __future__ import annotations
 
 import copy
 import datetime
+import hashlib
 import json
 import logging
 import threading
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 
 import gradio.state_holder
 from gradio.state_holder import SessionState
@@ -271,3 +273,109 @@ async def _refuse(scope, send, status: int, key: str, **values) -> None:
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
+
+
+# --- the page -----------------------------------------------------------------------------------------------------
+
+# the theme's own font stacks without its web fonts (Montserrat, IBM Plex Mono): those cost a first visit 200 KB,
+# hold back the page's text until they arrive, and have no Korean or Japanese letters anyway
+FONTS = ("ui-sans-serif", "system-ui", "sans-serif")
+MONO_FONTS = ("ui-monospace", "Consolas", "monospace")
+GZIP_LEVEL = 6  # zlib's default: on the page 2% larger than level 9, in 60% of its time (it is compressed on every load)
+GZIP_MINIMUM_BYTES = 1024  # smaller answers go as they are (a compressed header costs more than it saves)
+
+# what Gradio inlines into the page for each component and the browser never reads: the API's description of its
+# values (three copies) and an example value; the server describes the API from its own copy (`/gradio_api/info`)
+_UNREAD = ("api_info", "api_info_as_input", "api_info_as_output", "example_inputs", "skip_api")
+_INLINED = (b"window.gradio_config = ", b"window.gradio_api_info = ")
+_END = b";</script>"  # Gradio escapes "<" inside the JSON it inlines, so this ends it
+_PAGES_KEPT = 8  # trimmed pages remembered: they differ only by the address the page was asked for
+
+
+class Lighter:
+    """ASGI middleware that trims the page Gradio renders (an HTML document with the app's whole config inlined:
+    ~730 KB here) of what the browser never reads: per component, the API's value descriptions and example
+    values, and the code snippets of the inlined API description (the API page fetches its own). Everything the
+    page draws, the three languages' labels and examples included, stays."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http" or scope["method"] != "GET":
+            return await self.app(scope, receive, send)
+        start: dict = {}
+        chunks: list[bytes] = []
+
+        async def held(message) -> None:
+            nonlocal start
+            if message["type"] == "http.response.start":
+                if _is_html(message):
+                    start = message
+                    return
+            elif start and message["type"] == "http.response.body":
+                chunks.append(message.get("body", b""))
+                if message.get("more_body", False):
+                    return
+                body = lighter(b"".join(chunks))
+                headers = [(k, v) for k, v in start["headers"] if k.lower() != b"content-length"]
+                await send({**start, "headers": [*headers, (b"content-length", str(len(body)).encode())]})
+                return await send({"type": "http.response.body", "body": body})
+            await send(message)
+
+        await self.app(scope, receive, held)
+
+
+def _is_html(start: dict) -> bool:
+    headers = dict(start.get("headers", []))
+    return start.get("status") == 200 and headers.get(b"content-type", b"").startswith(b"text/html") \
+        and b"content-encoding" not in headers
+
+
+_trimmed: OrderedDict[bytes, bytes] = OrderedDict()
+_trimmed_guard = threading.Lock()
+
+
+def lighter(page: bytes) -> bytes:
+    """A rendered Gradio page without what its browser never reads (any other body comes back as it was). Gradio
+    renders the same page for every visit: it is trimmed once (reading and writing its JSON takes ~30 ms of the
+    event loop) and found again by a hash of it (~2 ms)."""
+    if _INLINED[0] not in page:
+        return page
+    digest = hashlib.blake2b(page, digest_size=16).digest()
+    with _trimmed_guard:
+        if digest in _trimmed:
+            _trimmed.move_to_end(digest)
+            return _trimmed[digest]
+    try:
+        light = _trim(page)
+    except ValueError:  # not the JSON Gradio writes: the page goes as it is rather than not at all
+        log.exception("the page could not be trimmed")
+        return page
+    with _trimmed_guard:
+        _trimmed[digest] = light
+        while len(_trimmed) > _PAGES_KEPT:
+            _trimmed.popitem(last=False)
+    return light
+
+
+def _trim(page: bytes) -> bytes:
+    import orjson
+    from gradio.routes import toorjson
+
+    for marker in _INLINED:
+        start = page.find(marker)
+        end = page.find(_END, start)
+        if start < 0 or end < 0:
+            continue
+        start += len(marker)
+        value = orjson.loads(page[start:end])
+        if marker == _INLINED[0]:
+            for component in value.get("components", []):
+                for key in _UNREAD:
+                    component.pop(key, None)
+        else:
+            for endpoint in value.get("named_endpoints", {}).values():
+                endpoint.pop("code_snippets", None)
+        page = page[:start] + str(toorjson(value)).encode() + page[end:]
+    return page

@@ -3,6 +3,7 @@ when asked (an explanation costs dozens of passes; the prediction stays as fast 
 
 from __future__ import annotations
 
+import inspect
 from urllib.parse import urlencode
 
 import gradio as gr
@@ -94,8 +95,11 @@ def section(explain, inputs: dict, *, page_id: str, api_name: str, link=first_in
 
         why.__name__ = api_name
         picked = {"model": model} if model is not None else {}
-        task = common.Task(why, {**inputs, "layer": layer, "head": head, **picked, **shown}, [plot, notes, raw],
-                           page_id=page_id, api_name=api_name)
+        fields = {**inputs, "layer": layer, "head": head, **picked, **shown}
+        # the API names an endpoint's parameters after its function's: these, rather than param_0, param_1, …
+        why.__signature__ = inspect.Signature(
+            [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for name in fields])
+        task = common.Task(why, fields, [plot, notes, raw], page_id=page_id, api_name=api_name)
         task.render()
         task.wire(button, share=False)
         for event in task.events:

@@ -1,0 +1,207 @@
+"""What a first visit to the page costs a phone: bytes on the wire and the time until the tab bar shows.
+
+    python bench/page_weight.py [--down 1600] [--up 750] [--latency 150] [--repeats 1]
+
+Serves the app on the tiny models (`BG_DEMO_MODEL_DIR` if set, else built in a temporary folder) on loopback,
+once per setting, each adding one step to the one before: the page as Gradio sends it (and with the theme's web
+fonts), gzip-compressed, trimmed (`serving.Lighter`), then with the device's own fonts: the app's launch options.
+Each is opened in Chromium (Debian's, through playwright) with an empty cache, on a link throttled through the
+DevTools protocol (`Network.emulateNetworkConditions`: 1.6 Mbit/s down, 750 kbit/s up, 150 ms latency: a phone on
+a weak signal), and printed as one row of a table:
+
+- the document: as the browser reads it, and on the wire;
+- first visit: every byte the page moved (`encodedDataLength`: headers and bodies as sent, compressed where
+  they were), and the seconds from navigation until the tab bar is visible;
+- reload (the cache warm): what the page moves again;
+- its CPU: the seconds the page's main thread ran until the tab bar showed (`Performance.getMetrics`
+  ThreadTime): the browser's own work, which a phone does several times slower.
+
+The bytes depend on nothing else; the seconds also on this machine's CPU (on a shared machine, compare rows of one
+run only). Uvicorn speaks HTTP/1.1, so the browser fetches Gradio's ~80 script and style modules six at a time,
+each paying the link's latency; behind an HTTPS proxy that speaks HTTP/2 to browsers they share one connection.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run"]
+TAB_BAR = "[role=tablist]"
+SETTLE_SECONDS = 2.0  # a visit is over when nothing new has loaded for this long (the heartbeat stream stays open)
+
+
+def models() -> None:
+    if os.environ.get("BG_DEMO_MODEL_DIR"):
+        return
+    from bg_demo.testing import build_tiny_models
+
+    folder = tempfile.mkdtemp(prefix="bg-demo-page-weight-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    build_tiny_models(folder)
+    os.environ["BG_DEMO_MODEL_DIR"] = folder
+
+
+def settings() -> dict:
+    """name -> the launch options of that setting: the app's own, less what the setting leaves out."""
+    import gradio as gr
+    from starlette.middleware.gzip import GZipMiddleware
+
+    from bg_demo.ui import launch_options, serving
+
+    def without(*left_out, web_fonts=False):
+        options = launch_options()
+        kept = [m for m in options["app_kwargs"]["middleware"] if m.cls not in left_out]
+        if web_fonts:  # the theme as it was: Soft's Montserrat and IBM Plex Mono
+            options["theme"] = gr.themes.Soft(primary_hue="blue")
+        return {**options, "app_kwargs": {**options["app_kwargs"], "middleware": kept}}
+
+    return {
+        "as Gradio sends it": without(GZipMiddleware, serving.Lighter, web_fonts=True),
+        "+ gzip": without(serving.Lighter, web_fonts=True),
+        "+ trimmed": without(web_fonts=True),
+        "+ device fonts (the app)": without(),
+    }
+
+
+class Visit:
+    """One page load in a fresh browser context, its network seen through the DevTools protocol."""
+
+    def __init__(self, browser, url: str, link: dict):
+        self.context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2,
+                                           is_mobile=True, has_touch=True)
+        self.page = self.context.new_page()
+        self.cdp = self.context.new_cdp_session(self.page)
+        self.cdp.send("Network.enable")
+        self.cdp.send("Performance.enable")
+        self.cdp.send("Network.emulateNetworkConditions", {"offline": False, **link})
+        self.url = url
+        self.requests: dict[str, dict] = {}
+        self.last_event = time.monotonic()
+        self.cdp.on("Network.responseReceived", self._response)
+        self.cdp.on("Network.dataReceived", self._data)
+        self.cdp.on("Network.loadingFinished", self._finished)
+
+    def _entry(self, request_id: str) -> dict:
+        self.last_event = time.monotonic()
+        return self.requests.setdefault(request_id, {"url": "", "type": "", "wire": 0, "streamed": 0, "done": False})
+
+    def _response(self, event) -> None:
+        entry = self._entry(event["requestId"])
+        entry["url"], entry["type"] = event["response"]["url"], event.get("type", "")
+
+    def _data(self, event) -> None:
+        self._entry(event["requestId"])["streamed"] += event.get("encodedDataLength", 0)
+
+    def _finished(self, event) -> None:
+        entry = self._entry(event["requestId"])
+        entry["wire"], entry["done"] = event["encodedDataLength"], True
+
+    def load(self, reload: bool = False) -> float:
+        """Navigate (or reload), wait for the tab bar, then for the traffic to settle; seconds to the tab bar."""
+        self.requests.clear()
+        start = time.monotonic()
+        if reload:
+            self.page.reload(wait_until="commit")
+        else:
+            self.page.goto(self.url, wait_until="commit")
+        self.page.locator(TAB_BAR).first.wait_for(state="visible", timeout=120_000)
+        shown = time.monotonic() - start
+        metrics = self.cdp.send("Performance.getMetrics")["metrics"]
+        self.cpu_at_tab_bar = next(m["value"] for m in metrics if m["name"] == "ThreadTime")  # the page's main thread
+        while time.monotonic() - self.last_event < SETTLE_SECONDS:
+            self.page.wait_for_timeout(200)
+        return shown
+
+    def bytes(self) -> int:
+        return sum(entry["wire"] if entry["done"] else entry["streamed"] for entry in self.requests.values())
+
+    def document(self) -> int:
+        return sum(entry["wire"] for entry in self.requests.values() if entry["type"] == "Document")
+
+    def close(self) -> None:
+        self.context.close()
+
+
+def document_size(url: str) -> int:
+    """The document as the browser reads it (uncompressed)."""
+    return len(urllib.request.urlopen(url).read())
+
+
+def measure(name: str, options: dict, browser, link: dict, repeats: int) -> dict:
+    from bg_demo.ui import build_demo
+
+    demo = build_demo()
+    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, **options)
+    try:
+        raw = document_size(url)
+        firsts, shown, reloads, docs, cpu = [], [], [], [], []
+        for _ in range(repeats):
+            visit = Visit(browser, url, link)
+            try:
+                shown.append(visit.load())
+                cpu.append(visit.cpu_at_tab_bar)
+                firsts.append(visit.bytes())
+                docs.append(visit.document())
+                visit.load(reload=True)
+                reloads.append(visit.bytes())
+            finally:
+                visit.close()
+
+    finally:
+        demo.close()
+    return {"setting": name, "raw": raw, "doc_wire": statistics.median(docs),
+            "first": statistics.median(firsts), "reload": statistics.median(reloads), "tab_bar": statistics.median(shown),
+            "cpu": statistics.median(cpu)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--down", type=float, default=1600, help="kbit/s")
+    parser.add_argument("--up", type=float, default=750, help="kbit/s")
+    parser.add_argument("--latency", type=float, default=150, help="ms")
+    parser.add_argument("--repeats", type=int, default=1, help="visits per setting (medians are shown)")
+    args = parser.parse_args()
+    link = {"latency": args.latency, "downloadThroughput": args.down * 1000 / 8, "uploadThroughput": args.up * 1000 / 8}
+    models()
+    from playwright.sync_api import sync_playwright
+
+    rows = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            for name, options in settings().items():
+                rows.append(measure(name, options, browser, link, args.repeats))
+        finally:
+            browser.close()
+    print(f"first visit on {args.down:g} kbit/s down, {args.up:g} kbit/s up, {args.latency:g} ms latency; "
+          f"a 390 x 844 phone viewport; median of {args.repeats}")
+    print(f"\n{'setting':26s} {'document':>9s} {'on wire':>8s} {'first visit':>12s} {'reload':>8s} "
+          f"{'tab bar':>8s} {'its CPU':>8s}")
+    for row in rows:
+        print(f"{row['setting']:26s} {row['raw'] / 1000:6.0f} KB {row['doc_wire'] / 1000:5.0f} KB "
+              f"{row['first'] / 1000:9.0f} KB {row['reload'] / 1000:5.0f} KB {row['tab_bar']:7.1f}s "
+              f"{row['cpu']:7.1f}s")
+    print("\ndocument: the HTML as the browser reads it; on wire: as sent (headers included); first visit, reload: "
+          "every byte the page moved;\ntab bar: seconds until it shows on the throttled link; its CPU: the seconds the "
+          "page's main thread ran until then (its own work, which other load on this machine only delays)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
