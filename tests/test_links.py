@@ -1,7 +1,10 @@
 """Shareable links: query parameters select a page and fill its inputs, and nothing else."""
 
+import re
+
 import gradio as gr
 import pytest
+from playwright.sync_api import expect
 
 from bg_demo.ui.links import Links, Page, Run, convert
 
@@ -59,8 +62,8 @@ def test_unknown_page_changes_nothing(links):
 
 def test_run_starts_only_the_runs_whose_fields_the_link_gives():
     with gr.Blocks():
-        text, first, second = gr.Textbox(), gr.Textbox(), gr.Textbox()
-    whole = Run(print, [text], [])
+        text, first, second = gr.Textbox("a default"), gr.Textbox(), gr.Textbox()
+    whole = Run(print, [text], [])  # needs nothing: its one box has a default
     pair = Run(print, [first, second], [], needs=("first", "second"))
     links = Links([Page("p", {"text": text, "first": first, "second": second}, runs=(whole, pair))])
     *_, whole_trigger, pair_trigger = links.open("p", {"text": "hi"}, run=True)
@@ -68,3 +71,275 @@ def test_run_starts_only_the_runs_whose_fields_the_link_gives():
     *_, whole_trigger, pair_trigger = links.open("p", {"first": "a", "second": "b"}, run=True)
     assert isinstance(whole_trigger, int) and isinstance(pair_trigger, int)
     assert all(_value(update) is None for update in links.open("p", {"text": "hi"})[-2:])  # no run=1: nothing runs
+
+
+def _by_component(links, updates) -> dict:
+    return dict(zip(links.outputs(), updates))
+
+
+def test_a_link_runs_only_once_every_box_the_page_starts_empty_is_filled():
+    """A run reads its text boxes as the link leaves them: one the page starts empty must be given (an empty one
+    too is not), or the page opens without running; a box with a default, or a seed box (""), may be left out."""
+    with gr.Blocks():
+        text, seed, first = gr.Textbox(), gr.Textbox(""), gr.Textbox("The man went to the store.")
+        number = gr.Number(0, precision=0)
+    run = Run(print, [text, seed, first, number], [])
+    links = Links([Page("p", {"text": text, "seed": seed, "first": first, "number": number}, runs=(run,))])
+    assert _value(links.open("p", {"number": "1"}, run=True)[-1]) is None  # no text: "The text must be text."
+    assert _value(links.open("p", {"text": "", "seed": "", "number": "1"}, run=True)[-1]) is None
+    assert isinstance(links.open("p", {"text": "hi", "seed": "", "first": ""}, run=True)[-1], int)
+    updates = _by_component(links, links.open("p", {"text": "", "seed": "", "number": "1"}))
+    assert _value(updates[text]) == "" and _value(updates[number]) == 1  # empty boxes are set as empty
+
+
+def test_a_masked_lm_link_without_a_text_opens_the_page_without_running_it():
+    """What "Another seed" and "Link to this" make on an untouched page: it used to run, and say
+    "The text must be text."."""
+    from bg_demo.ui import pretraining_tab
+
+    with gr.Blocks():
+        pages = {page.id: page for page in pretraining_tab.build()}
+    links = Links(list(pages.values()))
+    mlm = list(links.triggers).index(pages["mlm"].runs[0]) - len(links.triggers)
+    for values in ({"text": "", "seed": "1", "model": ""}, {"seed": "1"}):
+        updates = links.open("mlm", values, run=True)
+        assert _value(updates[mlm]) is None
+        assert _value(_by_component(links, updates)[pages["mlm"].fields["seed"]]) == 1
+    assert isinstance(links.open("mlm", {"text": "The cat sat.", "seed": "1"}, run=True)[mlm], int)
+
+
+@pytest.fixture
+def attention_page():
+    from bg_demo.ui import attention_tab
+
+    with gr.Blocks():
+        pages = attention_tab.build()
+    links = Links(pages)
+    return links, pages[0].fields
+
+
+def test_the_attention_picker_lists_the_models_of_the_role_chosen(attention_page):
+    from bg_demo.ui import attention_tab, common
+
+    _, fields = attention_page
+    assert fields["model"].choices == common.model_choices("encoder")  # not GPT-2's beside BERT's
+    switched = attention_tab.models_of("decoder", "google-bert/bert-large-uncased")  # a click on the decoder
+    assert switched.choices == common.model_choices("decoder") and switched.value == ""
+    kept = attention_tab.models_of("decoder", "distilbert/distilgpt2")  # an example picking the role and a model
+    assert kept.value == "distilbert/distilgpt2"
+
+
+@pytest.mark.parametrize(
+    ("given", "role", "model"),
+    [
+        ({"role": "decoder"}, "decoder", ""),  # the decoder's own default, listed with the decoder's models
+        ({"model": "distilbert/distilgpt2"}, "decoder", "distilbert/distilgpt2"),  # the model says the role
+        ({"role": "encoder", "model": "distilbert/distilgpt2"}, "encoder", ""),  # they disagree: the role wins
+        ({"role": "decoder", "model": "distilbert/distilgpt2"}, "decoder", "distilbert/distilgpt2"),
+    ],
+)
+def test_a_links_role_and_model_agree(attention_page, given, role, model):
+    from bg_demo.ui import common
+
+    links, fields = attention_page
+    updates = _by_component(links, links.open("attention", {"text": "The cat sat.", **given}, run=True))
+    assert _value(updates[fields["role"]]) == role
+    assert updates[fields["model"]]["choices"] == common.model_choices(role)
+    assert _value(updates[fields["model"]]) == model
+    assert isinstance(updates[links.outputs()[-1]], int)  # and it runs
+
+
+def test_a_result_names_the_role_and_model_that_made_it_in_the_picker():
+    """An example may switch the role an instant before the picker follows: the run then takes the role's
+    default, and the picker says so."""
+    from types import SimpleNamespace
+
+    from bg_demo.ui import attention_tab, common
+
+    result, *_ = attention_tab.show("The cat sat.", "encoder", "distilbert/distilgpt2", progress=None)
+    role, picker = attention_tab.ran(result)
+    assert role == "encoder" and picker.value == "" and picker.choices == common.model_choices("encoder")
+    role, picker = attention_tab.ran(SimpleNamespace(role="decoder", model_id="distilbert/distilgpt2"))
+    assert role == "decoder" and picker.value == "distilbert/distilgpt2"
+
+
+def test_a_compare_link_keeps_every_section_on_screen():
+    from bg_demo.ui import compare_tab
+
+    with gr.Blocks():
+        (page,) = compare_tab.build()
+    assert {"text", "first", "second", "word", "masked", "facts"} <= set(page.fields)
+    links = Links([page])
+    values = {"text": "a b", "first": "a b", "second": "c b", "word": "b", "masked": "a [MASK].", "facts": "true"}
+    triggers = links.open("compare", values, run=True)[-len(page.runs):]
+    assert len(triggers) == 4 and all(isinstance(trigger, int) for trigger in triggers)
+    assert _value(links.open("compare", {**values, "facts": "false"}, run=True)[-1]) is None  # not measured
+
+
+# --- the next-token lab: its steps ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lab():
+    from bg_demo.ui import common, next_token_tab
+
+    with gr.Blocks():
+        model = common.model_picker("decoder")
+        with gr.Tabs():
+            page = next_token_tab.build(model)
+    return next_token_tab, page
+
+
+def test_a_next_token_link_takes_the_steps_again(lab):
+    next_token_tab, page = lab
+    settings = ("The cat sat on", 1.0, 0, 1.0)
+    shown = next_token_tab.show(*settings, "", progress=None)
+    shown = next_token_tab.step("greedy", None, shown[4], *settings[1:], "", None)
+    third = shown[4]["result"]["candidates"][2]["token_id"]
+    shown = next_token_tab.step("picked", third, shown[4], *settings[1:], "", None)
+    shown = next_token_tab.step("sample", None, shown[4], *settings[1:], "", None)  # no seed: a fresh one, kept
+    written = next_token_tab.written_steps(shown[4])
+    assert "steps" in page.fields and len(written.split(",")) == 3
+    again = next_token_tab.restore(*settings, "", None, written, progress=None)
+    assert again[4]["ids"] == shown[4]["ids"]
+    assert again[3]["data"] == shown[3]["data"]  # the history: tokens, ranks, probabilities, how, the seed drawn
+    assert next_token_tab.written_steps(again[4]) == written
+
+
+def test_a_link_to_the_lab_runs_the_restoring_with_its_steps(lab):
+    next_token_tab, page = lab
+    links = Links([page])
+    (run,) = page.runs
+    assert page.fields["steps"] in run.inputs
+    assert isinstance(links.open("next_token", {"text": "The cat", "steps": "g262"}, run=True)[-1], int)
+
+
+def test_steps_a_link_cannot_read_end_the_restoring():
+    from bg_demo.ui.next_token_tab import MAX_LINK_STEPS, read_steps
+
+    assert read_steps("g1,p22,s333@4") == [("greedy", 1, None), ("picked", 22, None), ("sample", 333, 4)]
+    assert read_steps("g1,x2,g3") == [("greedy", 1, None)] and read_steps("") == read_steps(None) == []
+    assert len(read_steps(",".join(["g1"] * 500))) == MAX_LINK_STEPS
+
+
+# --- no server path on the page ---------------------------------------------------------------------------------
+
+
+def test_a_local_folder_is_named_never_its_path(monkeypatch):
+    from dataclasses import replace
+
+    from bg_demo import backend
+    from bg_demo.backend.attention import attention
+    from bg_demo.ui import attention_tab, compare_tab
+
+    path = "/srv/classroom/models/encoder"
+    result = replace(attention("The cat sat.", "encoder"), model_id=path)
+    assert "/srv" not in attention_tab.notice(result) and "encoder" in attention_tab.notice(result)
+    assert "/srv" not in str(attention_tab.named({"encoder": result.summary(), "decoder_id": path}))
+    facts = backend.model_facts("encoder")
+    monkeypatch.setattr(backend, "model_facts", lambda role, model_id=None: replace(facts, model_id=path))
+    held = backend.model_memory()
+    models = tuple(replace(info, model_id=path) for info in held.models) or ()
+    monkeypatch.setattr(backend, "model_memory", lambda: replace(held, models=models))
+    table, memory, raw = compare_tab.measure()
+    assert models and "/srv" not in str(table) + memory + str(raw)
+    assert table["data"][0][1:] == ["encoder", "encoder"]
+
+
+# --- in a real browser ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def context(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    yield context
+    context.close()
+
+
+def _visible(page, selector: str):
+    return page.locator(f"{selector} >> visible=true")
+
+
+def _link(page) -> str:
+    """Press the page's "Link to this" and read the link it made."""
+    _visible(page, "role=button[name='Link to this']").first.click()
+    box = _visible(page, "role=textbox[name='Link to share']").first
+    expect(box).to_have_value(re.compile(r"run=1"), timeout=30_000)
+    return box.input_value()
+
+
+def test_a_link_from_an_untouched_page_carries_its_empty_text(context, app_url):
+    page = context.new_page()
+    page.goto(app_url)
+    page.get_by_role("tab", name="Pretraining", exact=True).click()
+    _visible(page, "role=button[name='Another seed']").first.click()
+    expect(_visible(page, "role=spinbutton[name='Seed (which tokens get picked)']")).to_have_value("1", timeout=30_000)
+    link = _link(page)
+    assert re.search(r"[?&]text=(&|$)", link) and "seed=1" in link  # every field as it is on screen
+    other = context.new_page()
+    other.goto(link)
+    selected = other.get_by_role("tab", name="Masked LM (BERT)", exact=True)
+    expect(selected).to_have_attribute("aria-selected", "true", timeout=30_000)
+    expect(_visible(other, "role=spinbutton[name='Seed (which tokens get picked)']")).to_have_value("1")
+
+
+@pytest.mark.parametrize(("lang", "button", "name", "said"), [
+    ("en", "Link to this", "Link to share", "Link copied"),
+    ("ko", "링크 만들기", "공유할 링크", "링크를 복사했어요"),
+])
+def test_the_link_box_has_a_name_and_says_the_link_is_copied_in_the_pages_language(context, app_url, lang, button,
+                                                                                 name, said):
+    page = context.new_page()
+    page.goto(f"{app_url}?lang={lang}&tab=classify")
+    _visible(page, f"role=button[name='{button}']").first.click()
+    expect(_visible(page, f"role=textbox[name='{name}']").first).to_have_value(re.compile(r"tab=classify"),
+                                                                             timeout=30_000)
+    row = _visible(page, "div.row").filter(has=_visible(page, ".bg-share-url")).last  # beside the box
+    expect(row.locator(".block.bg-share-status")).to_contain_text(said)
+
+
+def test_a_link_to_the_decoder_shows_the_decoders_checkpoint_in_the_picker(context, app_url):
+    page = context.new_page()
+    page.goto(f"{app_url}?tab=attention&text=The+cat+sat.&role=decoder&run=1")
+    expect(_visible(page, "text=read 4 tokens")).to_have_count(1, timeout=30_000)  # GPT-2 ran: no [CLS], [SEP]
+    picker = _visible(page, "role=combobox[name='Checkpoint (which weights)']").first
+    expect(picker).to_have_value("📁 decoder")
+    picker.click()
+    expect(_visible(page, "role=option").filter(has_text="distilgpt2")).to_have_count(1)
+    expect(_visible(page, "role=option").filter(has_text="bert-large")).to_have_count(0)
+    page.keyboard.press("Escape")
+    page.get_by_role("radio", name="BERT (encoder: reads both ways)").check()  # the role switched: its default
+    expect(picker).to_have_value("📁 encoder")
+
+
+def test_a_next_token_link_restores_the_steps_taken(context, app_url):
+    page = context.new_page()
+    page.goto(app_url)
+    page.get_by_role("tab", name="Generate", exact=True).click()
+    _visible(page, "role=tab[name='Next-token lab']").first.click()
+    _visible(page, "role=textbox[name='Text so far']").first.fill("The cat sat on")
+    _visible(page, "role=button[name='Show the next-token distribution']").first.click()
+    expect(_visible(page, "role=textbox[name='The text now']")).to_have_value("The cat sat on",
+                                                                                               timeout=30_000)
+    steps = _visible(page, ".virtual-body [role=row]").filter(has_text="greedy")  # the "Steps taken" table's rows
+    for n in (1, 2):
+        _visible(page, "role=button[name='Take the greedy token']").first.click()
+        expect(steps).to_have_count(n, timeout=30_000)
+    rows = steps.all_inner_texts()
+    link = _link(page)
+    assert "steps=" in link
+    other = context.new_page()
+    other.goto(link)
+    restored = _visible(other, ".virtual-body [role=row]").filter(has_text="greedy")
+    expect(restored).to_have_count(2, timeout=30_000)
+    assert restored.all_inner_texts() == rows
+
+
+def test_the_model_facts_are_worded_in_the_pages_language_before_measuring(context, app_url):
+    page = context.new_page()
+    page.goto(f"{app_url}?lang=ko&tab=compare")
+    facts = _visible(page, "table").filter(has_text="GPT-2 (디코더)")  # the table's headers, before any row
+    expect(facts).to_have_count(1, timeout=30_000)
+    expect(facts).to_contain_text("항목")
+    expect(_visible(page, "table").filter(has_text="GPT-2 (decoder)")).to_have_count(0)

@@ -283,6 +283,9 @@ EN = {
     # links
     "link.button": "Link to this",
     "link.placeholder": "a link that opens this tab with these inputs (copied when you click)",
+    "link.label": "Link to share",
+    "link.copied": "✓ Link copied: paste it anywhere.",
+    "link.ready": "✓ Link ready: copy it from the box.",
     # start here
     "start.tab": "Start here",
     "start.intro": (

@@ -295,6 +295,9 @@ JA: dict[str, str] = {
     # links
     "link.button": "このページへのリンク",
     "link.placeholder": "この入力でこのタブを開くリンク（クリックするとコピーされます）",
+    "link.label": "共有するリンク",
+    "link.copied": "✓ リンクをコピーしました。好きな場所に貼り付けてください。",
+    "link.ready": "✓ リンクができました。ボックスからコピーしてください。",
     # start here
     "start.tab": "はじめに",
     "start.intro": (

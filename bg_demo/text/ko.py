@@ -283,6 +283,9 @@ KO: dict[str, str] = {
     # links
     "link.button": "링크 만들기",
     "link.placeholder": "이 입력값으로 이 탭을 여는 링크 (클릭하면 복사돼요)",
+    "link.label": "공유할 링크",
+    "link.copied": "✓ 링크를 복사했어요. 원하는 곳에 붙여 넣으세요.",
+    "link.ready": "✓ 링크가 준비됐어요. 상자에서 복사하세요.",
     # start here
     "start.tab": "여기서 시작",
     "start.intro": (

@@ -8,11 +8,11 @@ import logging
 
 import gradio as gr
 
-from bg_demo import backend, figures
+from bg_demo import backend, config, figures
 from bg_demo.backend.attention import ATTENTION_MAX_TOKENS, HEAD_STATS, VIEWS, attention_view
 from bg_demo.figures.style import OKABE_ITO
 from bg_demo.ui import common, downloads
-from bg_demo.ui.links import Page
+from bg_demo.ui.links import Follows, Page
 from bg_demo.ui.strings import every_language, t
 from bg_demo.ui.view import intro
 
@@ -22,20 +22,33 @@ log = logging.getLogger(__name__)
 
 def notice(result) -> str:
     layers, heads = result.weights.shape[:2]
-    read = t("attention.read", model=result.model_id, n=len(result.tokens), layers=layers, heads=heads)
+    model = config.public_name(result.model_id)  # a local folder by its name, never its path on the server
+    read = t("attention.read", model=model, n=len(result.tokens), layers=layers, heads=heads)
     if not result.truncated:
         return read
     return f"{read} {t('attention.truncated', total=result.n_tokens_total, shown=len(result.tokens))}"
 
 
 def show(text: str, role: str, model: str | None = None, progress=gr.Progress()):
-    # a model of the other role (left in the picker by an example that switched the role) means the default; any
-    # other id goes to the backend, which refuses one it does not offer for the role, naming those it does
+    # a model of the other role (an example may switch the role an instant before the picker follows) means the
+    # role's default, which the picker then shows (see `ran`); any other id goes to the backend, which refuses one
+    # it does not offer for the role, naming those it does
     leftover = {value for other in ROLES if other != role for _, value in common.model_choices(other)}
     model = None if not model or model in leftover else model
     result = common.run(role, backend.attention, text, role, model_id=model, compact=True, progress=progress)
     marks = [t("attention.special") if special else None for special in result.special]
-    return result, notice(result), common.token_view(result.tokens, marks), result.summary()
+    return result, notice(result), common.token_view(result.tokens, marks), named(result.summary())
+
+
+MODEL_KEYS = ("model_id", "encoder_id", "decoder_id")  # where a result names the model that made it
+
+
+def named(data):
+    """A result's JSON with every model named as the page names it: a local folder by its name, never its path."""
+    if isinstance(data, dict):
+        return {key: config.public_name(value) if key in MODEL_KEYS and isinstance(value, str) else named(value)
+                for key, value in data.items()}
+    return [named(value) for value in data] if isinstance(data, list) else data
 
 
 def fit_sliders(result, layer: int, head: int):
@@ -74,10 +87,30 @@ def write_files(data, stem: str) -> list[str]:
     return [str(folder / f"{stem}.csv"), str(folder / f"{stem}.json")]
 
 
-def _models_of(role: str):
-    """The picker lists the models of the role just chosen, its default picked."""
+def models_of(role: str, model: str | None = None):
+    """The picker lists the models of the role just chosen: the model picked with it (an example's, a link's) when
+    it is one of them, else the role's default."""
     choices = common.model_choices(role)
-    return gr.Dropdown(choices=choices, value="")
+    values = [value for _, value in choices]
+    return gr.Dropdown(choices=choices, value=model if model in values else "")
+
+
+def ran(result):
+    """The role and the model that made the result on screen, as the radio and the picker show them ("" for the
+    role's default), so the page never names one model while showing another's attention."""
+    if result is None:
+        return gr.skip(), gr.skip()
+    others = [value for _, value in common.model_choices(result.role)[1:]]
+    model = result.model_id if result.model_id in others else ""
+    return result.role, models_of(result.role, model)
+
+
+def _label_models(block: gr.Examples) -> None:
+    """An examples table shows a model by its picker label, though the picker lists one role's models at a time."""
+    every = [choice for role in ROLES for choice in common.model_choices(role)[1:]]
+    props = block.dataset.component_props
+    if len(props) > 2:  # the rows that pick a model (a Korean or Japanese one)
+        props[2] = {"choices": [*props[2].get("choices", []), *every]}
 
 
 TAB_ID = "attention"
@@ -93,9 +126,8 @@ def build() -> list[Page]:
             with gr.Column(scale=1, min_width=220):
                 choices = [(t(f"attention.role.{role}"), role) for role in ROLES]
                 role = gr.Radio(choices, value="encoder", label=t("attention.role"))
-                # every model of both roles, so a link may pick either; the role's choice narrows the list
-                model = common.model_picker("encoder", also=common.model_choices("decoder")[1:],
-                                            label=t("attention.model"))
+                # the role's models only: choosing the other role swaps them (`models_of`)
+                model = common.model_picker("encoder", label=t("attention.model"))
                 button = gr.Button(t("attention.run"), variant="primary")
         state = gr.State(None, time_to_live=common.STATE_SECONDS)  # the weights every redraw reads
         summary = gr.Markdown(render=False)
@@ -105,7 +137,8 @@ def build() -> list[Page]:
         raw = gr.JSON(render=False)
         task = common.Task(show, {"text": text, "role": role, "model": model}, [state, summary, tokens, raw], page_id=TAB_ID,
                            api_name="attention")
-        task.examples("attention")
+        for block in task.examples("attention"):  # a row's model by its label, whichever role it is for
+            _label_models(block)
         task.render([summary, tokens])
         # the controls beside the map on a laptop or projector, so a slider moves in sight of what it changes
         with gr.Row(equal_height=False):
@@ -127,6 +160,7 @@ def build() -> list[Page]:
         controls = [state, view, layer, head, hide, stat]
         view_fields = {"view": view, "layer": layer, "head": head, "hide": hide, "stat": stat}
         page = task.wire(button, text, fields=view_fields)
+        page.follows = (Follows("model", "role", common.model_choices),)  # a link's role and model agree
         redraw = common.shown_inline(draw, 1)  # its errors (and the export's) go to the page's error box too
         state.change(fit_sliders, [state, layer, head], [layer, head], api_visibility="private").then(
             redraw, controls, [plot, task.error], api_visibility="private"
@@ -139,6 +173,8 @@ def build() -> list[Page]:
             api_visibility="private",
             trigger_mode="always_last",
         )
-        role.input(_models_of, role, model, api_visibility="private", queue=False)
+        # any change of role (a click, an example, a link) swaps the picker's models; a result names what made it
+        role.change(models_of, [role, model], model, api_visibility="private", queue=False)
+        state.change(ran, state, [role, model], api_visibility="private", queue=False)
         export_button.click(common.shown_inline(export, 1), controls, [files, task.error], api_visibility="private")
     return [page]

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import gradio as gr
+from gradio.context import Context
 
-from bg_demo import backend, figures
+from bg_demo import backend, config, figures
+from bg_demo.text import t as in_language
 from bg_demo.text import tables
-from bg_demo.ui import common
+from bg_demo.ui import common, language
+from bg_demo.ui.attention_tab import named
 from bg_demo.ui.links import Page, share_row
 from bg_demo.ui.strings import joined, rows, t, table
 from bg_demo.ui.view import intro
@@ -22,7 +25,7 @@ def attend(text: str, encoder: str | None = None, decoder: str | None = None, pr
     result = common.run("encoder", backend.compare, text, encoder_id=encoder or None, decoder_id=decoder or None,
                         compact=True, progress=progress)
     mask = figures.causal_mask_figure(len(result.decoder.tokens), result.decoder.tokens)
-    return result, mask, figures.future_share_bars(result), result.summary()
+    return result, mask, figures.future_share_bars(result), named(result.summary())
 
 
 def fit_sliders(result, layer: int, head: int):
@@ -48,14 +51,14 @@ def word_vectors(first: str, second: str, word: str, encoder: str | None = None,
                         decoder_id=decoder or None, progress=progress)
     notes = " ".join(t(note.key, **note.values) for note in result.notes)
     note = common.plain(notes) if notes else t("compare.same.clean", word=common.plain(result.word))
-    return figures.same_word_lines(result), note, result.to_dict()
+    return figures.same_word_lines(result), note, named(result.to_dict())
 
 
 def fill_gap(text: str, encoder: str | None = None, decoder: str | None = None, progress=gr.Progress()):
     result = common.run("encoder", backend.predict_masked_both, text, encoder_id=encoder or None,
                         decoder_id=decoder or None, progress=progress)
     left = t("compare.masked.left", left=common.plain(result.left or "<|endoftext|>"))
-    return figures.masked_both_bars(result), left, result.to_dict()
+    return figures.masked_both_bars(result), left, named(result.to_dict())
 
 
 def measure(encoder: str | None = None, decoder: str | None = None, progress=gr.Progress()):
@@ -64,13 +67,14 @@ def measure(encoder: str | None = None, decoder: str | None = None, progress=gr.
     found = [[t(f"compare.facts.{name}")] + [_value(f, name) for f in facts] for name in FACTS]
     timing = [_timing(f) for f in facts]
     table = rows("compare.facts.headers", [*found, [t("compare.facts.forward"), *timing]])
-    return table, memory(), [f.to_dict() for f in facts]
+    return table, memory(), [named(f.to_dict()) for f in facts]
 
 
 def memory() -> str:
     """Which models the server holds now, against its budget (the least recently used is unloaded first)."""
     held = backend.model_memory()
-    names = ", ".join(t("compare.memory.model", model=info.model_id, gb=info.nbytes / 1e9) for info in held.models)
+    names = ", ".join(t("compare.memory.model", model=config.public_name(info.model_id), gb=info.nbytes / 1e9)
+                      for info in held.models)
     return t("compare.memory", models=names or "—", used=held.used / 1e9, budget=held.budget / 1e9)
 
 
@@ -80,6 +84,8 @@ def _timing(facts) -> str:
 
 def _value(facts, name: str) -> str:
     value = getattr(facts, name)
+    if name == "model_id":  # a local folder by its name, never its path on the server
+        return config.public_name(value)
     if name == "head_parameters" and facts.tied_head:
         return t("compare.facts.tied", n=value)
     if name == "missing_heads":
@@ -101,11 +107,13 @@ def build() -> list[Page]:
         attention, view_fields = _attention_section(models)
         same = _same_word_section(models)
         masked = _masked_section(models)
-        _facts_section(models)
-        fields = {**attention.inputs, **view_fields, **same.inputs, **masked.inputs}
+        facts, measured = _facts_section(models)
+        # every section's inputs, and whether the facts are measured: a link reopens every section on screen
+        fields = {**attention.inputs, **view_fields, **same.inputs, **masked.inputs, "facts": measured}
         share_row(TAB_ID, fields)
     # a link runs each section whose inputs it fills
-    runs = (attention.run(("text",)), same.run(("first", "second", "word")), masked.run(("masked",)))
+    runs = (attention.run(("text",)), same.run(("first", "second", "word")), masked.run(("masked",)),
+            facts.run(("facts",)))
     return [Page(TAB_ID, fields, runs=runs)]
 
 
@@ -173,7 +181,7 @@ def _masked_section(models: dict) -> common.Task:
     return task
 
 
-def _facts_section(models: dict) -> None:
+def _facts_section(models: dict) -> tuple[common.Task, gr.Checkbox]:
     gr.Markdown(joined("compare.facts.title", "compare.facts.about"))
     button = gr.Button(t("compare.facts.run"))
     facts = table("compare.facts.headers", label=t("compare.facts.table"), interactive=False, render=False)
@@ -182,3 +190,24 @@ def _facts_section(models: dict) -> None:
     task = common.Task(measure, dict(models), [facts, held, raw], page_id="compare_facts")
     task.render()
     task.wire(button, share=False)
+    measured = gr.Checkbox(False, visible=False)  # for the link: the facts are on screen
+    held.change(lambda: True, None, measured, api_visibility="private", queue=False)
+    headers_follow_language(facts, "compare.facts.headers")
+    return task, measured
+
+
+def headers_follow_language(component: gr.Dataframe, key: str) -> None:
+    """A table's column names in the page's language from the start, and after a switch, with its rows kept.
+    The switch's own relabel (`language.wire`) sets the table's `headers`, which a table shows only once a value
+    comes with them: an empty one kept the English names it was built with until its first result."""
+    root = Context.root_block
+    switch = next((block for block in getattr(root, "blocks", {}).values()
+                   if getattr(block, "elem_id", None) == language.ELEM_ID), None)
+    if switch is None:  # a tab built alone (a test): English, as built
+        return
+
+    def relabel(lang: str, shown):
+        data = shown.values.tolist() if hasattr(shown, "values") else []
+        return {"headers": in_language(key, lang).split("|"), "data": data}
+
+    switch.change(relabel, [switch, component], component, api_visibility="private", queue=False)

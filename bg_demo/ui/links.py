@@ -4,8 +4,10 @@ mechanism opens (and runs) the steps of the guided path on the Start tab."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -23,8 +25,18 @@ class Run:
     fn: object
     inputs: list
     outputs: list
-    needs: tuple = ()  # fields the link must give for this run (a page with several sections runs those it fills)
+    needs: tuple = ()  # fields the link must give for this run (a page with several sections runs those it fills);
+    # none named: every text box the run reads that the page starts empty (one with a default may be left out)
     options: dict = field(default_factory=dict)  # event options (concurrency group)
+
+
+@dataclass(frozen=True)
+class Follows:
+    """A field whose choices follow another field's value: a model picker lists the models of the role chosen."""
+
+    field: str  # the follower (a gr.Dropdown), by its query parameter
+    leader: str  # the field it follows (a gr.Radio)
+    choices: Callable[[str], list]  # the leader's value -> the follower's (label, value) choices, the default first
 
 
 @dataclass
@@ -33,30 +45,35 @@ class Page:
     fields: dict  # query parameter -> input component
     path: tuple = field(default=())  # (gr.Tabs, tab id) pairs to select, outermost first
     runs: tuple = field(default=())  # Run for each part of the page a link may run
+    follows: tuple = field(default=())  # Follows: fields a link sets together, so that they agree
 
     def under(self, tabs: gr.Tabs, tab_id: str) -> Page:
-        return Page(self.id, self.fields, ((tabs, tab_id), *self.path), self.runs)
+        return dataclasses.replace(self, path=((tabs, tab_id), *self.path))
 
 
 def share_row(page_id: str, fields: dict) -> None:
-    """A "copy link" control: the link to this page with the inputs as they are now."""
+    """A "copy link" control: the link to this page with every input as it is now (an empty one too, so the link
+    opens the page as it is on screen), and, beside it, a line saying the link is ready or copied."""
     with gr.Row(equal_height=True):
         button = gr.Button(t("link.button"), size="sm", scale=1, min_width=160)
-        url = gr.Textbox(show_label=False, placeholder=t("link.placeholder"), buttons=["copy"],
+        url = gr.Textbox(label=t("link.label"), show_label=False, placeholder=t("link.placeholder"), buttons=["copy"],
                          interactive=False, scale=5, elem_classes=["bg-share-url"])
-    names = json.dumps(list(fields))
+        said = gr.Markdown("", scale=1, min_width=160, elem_classes=["bg-share-status"])
+    # the line is an I18n key (as a built label is), which the browser words in the page's language
+    copied, ready = json.dumps(str(t("link.copied"))), json.dumps(str(t("link.ready")))
     js = (
-        f"(...values) => {{ const p = new URLSearchParams({{tab: {json.dumps(page_id)}}});"
-        f" {names}.forEach((n, i) => {{ if (values[i] !== null && values[i] !== undefined && values[i] !== '')"
-        " p.set(n, values[i]); });"
+        f"async (...values) => {{ const p = new URLSearchParams({{tab: {json.dumps(page_id)}}});"
+        f" {json.dumps(list(fields))}.forEach((n, i) => p.set(n, values[i] ?? ''));"
         f" p.set({json.dumps(RUN)}, '1');"
         # the language on screen, so the class sees the page in the teacher's language (English needs no mark)
         " const lang = (document.documentElement.lang || '').split('-')[0];"
         " if (lang && lang !== 'en') p.set('lang', lang);"
         " const u = window.location.origin + window.location.pathname + '?' + p.toString();"
-        " if (navigator.clipboard) navigator.clipboard.writeText(u).catch(() => {}); return u; }"
+        " let copied = false;"
+        " if (navigator.clipboard) { try { await navigator.clipboard.writeText(u); copied = true; } catch (e) {} }"
+        f" return [u, copied ? {copied} : {ready}]; }}"
     )
-    button.click(None, list(fields.values()), url, js=js, api_visibility="private")
+    button.click(None, list(fields.values()), [url, said], js=js, api_visibility="private")
 
 
 def convert(component, raw: str):
@@ -82,6 +99,51 @@ def _truthy(raw) -> bool:
     return str(raw).lower() in {"1", "true", "yes", "on"}
 
 
+def _given(value) -> bool:
+    """Whether a link gives a field a value a run can use (an empty box or an unticked box gives none)."""
+    return value is not None and value is not False and value != ""
+
+
+def needs(page: Page, run: Run) -> tuple:
+    """The fields a link must give for `run`: its own, else the text boxes it reads that the page starts empty
+    (a seed box starts as "", which the run takes as "draw one")."""
+    if run.needs:
+        return tuple(run.needs)
+    return tuple(name for name, component in page.fields.items()
+                 if component in run.inputs and isinstance(component, gr.Textbox) and component.value is None)
+
+
+def _choice_values(choices) -> list:
+    return [choice[1] if isinstance(choice, tuple) else choice for choice in choices]
+
+
+def agree(page: Page, values: dict) -> dict:
+    """{component: value or update} for the fields that follow another: the leader the link gives (else the one
+    whose choices hold the link's pick), and the follower among the leader's choices, its first (the default)
+    unless the link picks one of them. A link that gives neither leaves both as they are."""
+    found = {}
+    for follows in page.follows:
+        leader, follower = page.fields[follows.leader], page.fields[follows.field]
+        raw = values.get(follows.leader)
+        lead = convert(leader, raw) if isinstance(raw, str) else raw
+        pick = values.get(follows.field)
+        if lead is None and pick:
+            lead = next((value for value in _choice_values(leader.choices)
+                         if pick in _choice_values(follows.choices(value))), None)
+        if lead is None:
+            continue
+        options = follows.choices(lead)
+        allowed = _choice_values(options)
+        found[leader] = lead
+        found[follower] = gr.update(choices=options, value=pick if pick in allowed else allowed[0])
+    return found
+
+
+def _plain(value):
+    """A field's value as a link sets it (an update's value)."""
+    return value.get("value") if isinstance(value, dict) else value
+
+
 class Links:
     """Opens pages: selects their tabs, fills their inputs and, when asked, runs them; everything else is left
     as it is. A run is started through a hidden trigger per Run, so only the page asked for does any work."""
@@ -101,15 +163,17 @@ class Links:
             return [gr.skip()] * len(self.outputs())
         selected = dict(page.path)
         tab_updates = [gr.Tabs(selected=selected[tabs]) if tabs in selected else gr.skip() for tabs in self.tabs]
-        wanted = {page.fields[name]: value for name, value in values.items() if name in page.fields}
+        wanted = {page.fields[name]: convert(page.fields[name], value) if isinstance(value, str) else value
+                  for name, value in values.items() if name in page.fields}
+        wanted.update(agree(page, values))
         field_updates = []
         for component in self.fields:
             value = wanted.get(component)
-            if isinstance(value, str):
-                value = convert(component, value)
-            field_updates.append(gr.skip() if value is None else gr.update(value=value))
-        given = {name for name, value in values.items() if value not in (None, "")}
-        started = {r for r in page.runs if run and set(r.needs) <= given}
+            if value is not None and not isinstance(value, dict):  # a dict: an update made by `agree`
+                value = gr.update(value=value)
+            field_updates.append(gr.skip() if value is None else value)
+        given = {name for name, component in page.fields.items() if _given(_plain(wanted.get(component)))}
+        started = {r for r in page.runs if run and set(needs(page, r)) <= given}
         # a new value each time, so the trigger's change event fires even for the same link twice
         run_updates = [time.time_ns() if r in started else gr.skip() for r in self.triggers]
         return [*tab_updates, *field_updates, *run_updates]

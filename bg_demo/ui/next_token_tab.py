@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
+import re
+
 import gradio as gr
 
 from bg_demo import backend, figures
 from bg_demo.backend.generation.types import MAX_SEED
 from bg_demo.ui import common, why
-from bg_demo.ui.links import Page
+from bg_demo.ui.links import Page, Run
 from bg_demo.ui.strings import rows, t, table
 from bg_demo.ui.view import intro
 
 PAGE_ID = "next_token"
+MAX_LINK_STEPS = 64  # steps a link takes again at most (one forward pass each)
+HOW = {"greedy": "g", "sample": "s", "picked": "p"}  # how a step chose its token, as a link writes it
+STEP = re.compile(r"([gsp])(\d+)(?:@(\d+))?")  # a step in a link: how, the token id, and for a sample its seed
 
 
-def _show(result, history):
-    """Outputs for a fresh distribution; the state keeps ids, history and the last result's choices."""
+def _show(result, history, steps=()):
+    """Outputs for a fresh distribution; the state keeps ids, history, the steps (as a link writes them) and the
+    last result's choices."""
     choices = [(f"{c.rank}. {c.token!r}  {c.scaled:.1%}", c.token_id) for c in result.candidates]
-    state = {"ids": list(result.token_ids), "history": history, "result": result.to_dict()}
+    state = {"ids": list(result.token_ids), "history": history, "steps": list(steps), "result": result.to_dict()}
     picked = gr.Dropdown(choices=choices, value=result.candidates[0].token_id)
     shown = rows("lab.history_headers", history)
     return figures.next_token_bars(result), result.context, picked, shown, state, result.to_dict()
@@ -36,13 +42,58 @@ def step(how, picked, state, temperature, top_k, top_p, seed, model=None):
     last = state["result"]
     chosen = {"greedy": last["greedy"], "sample": last["sampled"]}.get(how)
     chosen = chosen or next((c for c in last["candidates"] if c["token_id"] == picked), last["greedy"])
+    return _take(state, how, chosen, temperature, top_k, top_p, _step_seed(seed, len(state["ids"]) + 1), model)
+
+
+def _take(state, how, chosen, temperature, top_k, top_p, next_seed, model=None):
+    """Append the chosen candidate (a dict of the last result's), then the distribution after it, drawn with
+    `next_seed`."""
+    last = state["result"]
     label = t("lab.how.sample", seed=last["seed"]) if how == "sample" else t(f"lab.how.{how}")
     row = [len(state["history"]) + 1, chosen["token"], chosen["rank"], round(chosen["final"], 4), label]
+    written = f"{HOW[how]}{chosen['token_id']}" + (f"@{last['seed']}" if how == "sample" else "")
     ids = state["ids"] + [chosen["token_id"]]
-    step_seed = _step_seed(seed, len(ids))
-    result = common.run("decoder", backend.next_token, "", temperature, top_k, top_p, seed=step_seed, token_ids=ids,
+    result = common.run("decoder", backend.next_token, "", temperature, top_k, top_p, seed=next_seed, token_ids=ids,
                         model_id=model or None)
-    return _show(result, state["history"] + [row])
+    return _show(result, state["history"] + [row], state.get("steps", []) + [written])
+
+
+def restore(text, temperature, top_k, top_p, seed=None, model=None, steps="", progress=gr.Progress()):
+    """The lab as a link left it: the distribution after `text`, then each step it names taken again (a sample
+    drawn with the seed it was drawn with). A step the model does not offer (a link made with another model)
+    ends the restoring there."""
+    taken = read_steps(steps)
+    seeds = [drawn if how == "sample" else None for how, _, drawn in taken] + [None]
+    shown = show(text, temperature, top_k, top_p, seeds[0] if seeds[0] is not None else seed, model, progress)
+    for number, (how, token_id, _) in enumerate(taken, start=1):
+        state = shown[4]
+        last = state["result"]
+        chosen = next((c for c in (last["greedy"], last["sampled"], *last["candidates"]) if c["token_id"] == token_id),
+                      None)
+        if chosen is None:
+            break
+        next_seed = seeds[number] if seeds[number] is not None else _step_seed(seed, len(state["ids"]) + 1)
+        shown = _take(state, how, chosen, temperature, top_k, top_p, next_seed, model)
+    return shown
+
+
+def read_steps(steps) -> list[tuple[str, int, int | None]]:
+    """(how, token id, seed of a sample) for each step a link writes ("g464,p1234,s5678@42"), up to the first one
+    that does not read as a step and at most MAX_LINK_STEPS."""
+    names = {letter: how for how, letter in HOW.items()}
+    taken = []
+    for written in (str(steps).split(",") if steps else [])[:MAX_LINK_STEPS]:
+        found = STEP.fullmatch(written.strip())
+        if found is None:
+            break
+        letter, token_id, drawn = found.groups()
+        taken.append((names[letter], int(token_id), int(drawn) if drawn is not None else None))
+    return taken
+
+
+def written_steps(state) -> str:
+    """The steps taken so far, as a link writes them."""
+    return ",".join(state.get("steps", [])) if state else ""
 
 
 def explain(text: str, token_id=None, layer=None, head=None, model=None):
@@ -88,7 +139,12 @@ def build(model) -> Page:
         with gr.Accordion(t("common.raw"), open=False):
             raw.render()
         why.section(explain, {"text": context, "token_id": picked}, model=model, page_id=PAGE_ID, api_name="explain_next_token")
-        page = task.wire(show_button, text)
+        # the steps taken, as a link carries them: a link reopens the lab with its tokens appended
+        steps = gr.Textbox("", visible=False)
+        state.change(written_steps, state, steps, api_visibility="private", queue=False)
+        page = task.wire(show_button, text, fields={"steps": steps})
+        restored = common.shown_inline(restore, len(task.outputs))
+        page.runs = (Run(restored, [*inputs.values(), steps], task.targets, options=task.options),)
         stepped = common.shown_inline(step, len(task.outputs))
         for button, how in ((greedy, "greedy"), (sample, "sample"), (append, "picked")):
             button.click(stepped, [gr.State(how), picked, state, temperature, top_k, top_p, seed, model], task.targets,
