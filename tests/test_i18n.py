@@ -450,3 +450,14 @@ def test_the_loading_notice_names_the_role_in_the_page_language(monkeypatch, lan
     with text.use(lang):
         common._loading_notice("sentiment", lambda _, desc: said.append(desc))
     assert said and said[0].startswith(text.t("app.role.sentiment", lang))  # the model itself: by its name
+
+
+@pytest.mark.parametrize("lang", ["ko", "ja"])
+def test_the_sentiment_labels_are_worded_beside_the_models_own(lang):
+    from bg_demo.ui import classify_tab
+
+    with text.use(lang):
+        figure, *_ = classify_tab.predict("What a fine day.", progress=None)
+    shown = set(figure.data[0].customdata)
+    assert shown == {text.t("classify.label.POSITIVE", lang), text.t("classify.label.NEGATIVE", lang)}
+    assert all(label.startswith(("POSITIVE", "NEGATIVE")) and label not in ("POSITIVE", "NEGATIVE") for label in shown)

@@ -63,6 +63,8 @@ EN = {
     ),
     "classify.text": "Text to classify",
     "classify.scores": "Probability of each label",
+    "classify.label.POSITIVE": "POSITIVE",
+    "classify.label.NEGATIVE": "NEGATIVE",
     "classify.run": "Classify",
     # entities
     "ner.tab": "Entities",

@@ -65,6 +65,8 @@ JA: dict[str, str] = {
     ),
     "classify.text": "分類するテキスト",
     "classify.scores": "各ラベルの確率",
+    "classify.label.POSITIVE": "POSITIVE（肯定的）",
+    "classify.label.NEGATIVE": "NEGATIVE（否定的）",
     "classify.run": "分類する",
     # entities
     "ner.tab": "固有表現",

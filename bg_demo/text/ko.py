@@ -62,6 +62,8 @@ KO: dict[str, str] = {
     ),
     "classify.text": "분류할 텍스트",
     "classify.scores": "레이블별 확률",
+    "classify.label.POSITIVE": "POSITIVE (긍정)",
+    "classify.label.NEGATIVE": "NEGATIVE (부정)",
     "classify.run": "분류하기",
     # entities
     "ner.tab": "개체명",

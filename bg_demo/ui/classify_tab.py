@@ -5,6 +5,7 @@ from __future__ import annotations
 import gradio as gr
 
 from bg_demo import backend, figures
+from bg_demo.text import tables
 from bg_demo.ui import common, why
 from bg_demo.ui.links import Page
 from bg_demo.ui.strings import t
@@ -13,7 +14,15 @@ from bg_demo.ui.view import intro
 
 def predict(text: str, progress=gr.Progress()):
     result = common.run("sentiment", backend.classify, text, progress=progress)
-    return figures.label_bars(result.scores), common.token_view(result.tokens), result.to_dict()
+    scores = {label_words(label): score for label, score in result.scores.items()}
+    return figures.label_bars(scores), common.token_view(result.tokens), result.to_dict()
+
+
+def label_words(label: str) -> str:
+    """A model's label as the page shows it: with its meaning in the page's language where the texts know the
+    label (the SST-2 model's), else as the model names it."""
+    key = f"classify.label.{label}"
+    return t(key) if key in tables()["en"] else label
 
 
 def explain(text: str, layer=None, head=None):
