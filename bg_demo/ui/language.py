@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import OrderedDict
 
 import gradio as gr
@@ -122,9 +123,18 @@ def wire(demo: gr.Blocks, radio: gr.Radio, tables=()) -> None:
         )
 
     outputs = [radio, *tabs, *(component for component, _ in tables)]
-    switched = radio.input(chosen, radio, outputs, js=_CHOOSE, api_visibility="private", queue=False)
-    again, shown = reword.rewording(demo)
-    if shown:  # queued: a page's figures take a moment to draw, and every client gets its turn
-        switched.then(again, radio, shown, api_visibility="private", show_progress="hidden")
     demo.load(chosen, radio, outputs, js="() => [window.bgDemoLanguage ? window.bgDemoLanguage() : 'en']",
               api_visibility="private", queue=False)
+    again, shown = reword.rewording(demo)
+    # a switch rewords the pages only when the session has something on screen (a page opened in the browser's
+    # language is switched by the page itself, before anything is run): it changes `pending`, which starts it (a
+    # component on the page, since the browser hears of a changed State only from a queued event)
+    pending = gr.Number(0, visible="hidden", elem_id="bg-reword")
+
+    def switched(lang: str, request: gr.Request):
+        kept = reword.KEPT.of(getattr(request, "session_hash", None))
+        return (*chosen(lang, request), time.monotonic_ns() % 2**52 if kept else gr.skip())
+
+    radio.input(switched, radio, [*outputs, pending], js=_CHOOSE, api_visibility="private", queue=False)
+    # queued: a page's figures take a moment to draw, and every client gets its turn
+    pending.change(again, radio, shown, api_visibility="private", show_progress="hidden")
