@@ -40,7 +40,7 @@ def test_every_parameter_and_output_has_a_name(app_url):
                or not value["label"] or GRADIO_NAME.match(value["label"])]
     assert unnamed == []
     assert [p["parameter_name"] for p in endpoints["/explain_fill_mask"]["parameters"]] == [
-        "text", "mask", "guess", "layer", "head", "model"]
+        "text", "mask", "guess", "layer", "head", "model", "top_k"]
 
 
 def test_no_label_or_description_is_an_object(info):
