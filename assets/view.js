@@ -6,7 +6,8 @@
   const TOP_GAP = 8;  // px left above an element scrolled to the top
   const TRIGGER_MS = 15000;  // an example first fills its inputs (a round trip), so a busy server may take a while
   const SETTLE_MS = 3000;
-  const RESULT_TOP = 0.4;  // a result whose top is lower on the screen than this fraction is scrolled up  // how long a finished result is kept in view while it is drawn  // a run that starts this soon after the user's action is that action's
+  const RESULT_TOP = 0.4;
+  const LEAD_ABOVE = 110;  // px kept in view above a result's first busy output  // a result whose top is lower on the screen than this fraction is scrolled up  // how long a finished result is kept in view while it is drawn  // a run that starts this soon after the user's action is that action's
   let trigger = null;  // {panel, el, at}: where, from what and when the user last started a run
   let watching = null;  // the first output of that run, while it is computed
 
@@ -35,9 +36,12 @@
     setTimeout(() => sizes.disconnect(), SETTLE_MS);
   };
   // a result starts in the upper part of the screen, so what follows its first output is in view too
+  // (a little above it too: a one-line summary over a table or figure shows no progress of its own)
   const lead = (el) => {
     const top = el.getBoundingClientRect().top;
-    if (top < 0 || top > window.innerHeight * RESULT_TOP) scrollToTop(el);
+    if (top >= 0 && top <= window.innerHeight * RESULT_TOP) return;
+    const above = Math.min(LEAD_ABOVE, window.innerHeight * 0.15);
+    window.scrollTo({top: Math.max(0, top + window.scrollY - above), behavior: "instant"});
   };
   const errorIn = (panel) => [...panel.querySelectorAll(".bg-error")].find((box) => panelOf(box) === panel && shown(box));
 

@@ -132,7 +132,10 @@ def _build_embeddings(model) -> Page:
     raw = gr.JSON(render=False)
     task = common.Task(representation, {"first": first, "second": second, "model": model}, [ids, plot, raw], page_id="embeddings",
                        api_name="input_representation", concurrency_id="encoder")
-    return task.build(button, first, second, rows=("pretraining", "embeddings"))
+    task.examples(("pretraining", "embeddings"))
+    task.error.render()
+    common.render_outputs([plot, ids, raw])  # the sizes' picture first, in sight with the controls; the ids under it
+    return task.wire(button, first, second)
 
 
 def _build_causal(model) -> Page:
