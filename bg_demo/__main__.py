@@ -12,7 +12,7 @@ from bg_demo.config import ALLOWED_MODELS, DEFAULT_MODELS, ROLES, hub_folder
 def _serve(args) -> int:
     from bg_demo.ui import launch
 
-    launch(server_name=args.host, server_port=args.port, share=args.share)
+    launch(server_name=args.host, server_port=args.port, share=args.share, ray_address=args.ray)
     return 0
 
 
@@ -88,6 +88,10 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--host", default=None, help="address to bind (default: GRADIO_SERVER_NAME or 127.0.0.1)")
     serve.add_argument("--port", type=int, default=None, help="port (default: GRADIO_SERVER_PORT or 7860)")
     serve.add_argument("--share", action="store_true", help="also open a public gradio.live link")
+    serve.add_argument("--ray", default=None, metavar="ADDRESS",
+                       help="send every model call to the Ray Serve model tier at ADDRESS ('auto': the cluster this "
+                            "machine has joined, or HOST:6379; default: BG_DEMO_RAY_ADDRESS, else run the models in "
+                            "this process). See docs/cluster.md")
     serve.set_defaults(run=_serve)
 
     from bg_demo.testing import HUB_IDS  # light: the builders import torch and transformers only when run

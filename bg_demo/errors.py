@@ -52,6 +52,16 @@ class ModelUnavailableError(BgDemoError, RuntimeError):
                          env=f"BG_DEMO_{role.upper()}")
 
 
+class ClusterUnavailableError(BgDemoError, RuntimeError):
+    """The model tier (a Ray Serve cluster, `bg_demo.cluster`) cannot serve a call: it cannot be reached at
+    `address`, the role's application is not deployed there, or its replicas went away during a generation and none
+    could take it over (`key` says which). The message names the address and what to do."""
+
+    def __init__(self, address: str, reason: str = "", key: str = "error.cluster_unreachable"):
+        self.address, self.reason = address, reason
+        super().__init__(key, address=address, reason=reason)
+
+
 class MissingHeadError(InputError):
     """The model has no trained weights for the head a task reads (loaded anyway, they would be random numbers).
     `head` is "mlm" (masked words), "nsp" (next sentence) or "lm" (next token); the message says what to pick."""

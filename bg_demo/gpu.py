@@ -45,7 +45,8 @@ class _Failed:
 
 _spaces = None  # the `spaces` module (or a stand-in) while ZeroGPU is in use, else None
 _dispatch = None  # `_run` decorated by `spaces.GPU`
-_in_worker = False  # True inside a GPU worker (a process of its own): model calls are allowed here
+_in_worker = False  # True inside a GPU worker or a model-tier replica (a process of its own): model calls run here
+_tier = None  # the Ray Serve model tier (`bg_demo.cluster.client.Tier`) this front end sends its calls to, or None
 _FUNCTIONS: dict[str, tuple] = {}  # name -> (backend function, its roles, whether it streams)
 
 
@@ -81,6 +82,28 @@ def stop_using() -> None:
     _spaces = _dispatch = None
 
 
+def use_tier(tier) -> None:
+    """Send every model call to `tier` (a `bg_demo.cluster.client.Tier`), or, given None, run them here again."""
+    global _tier
+    _tier = tier
+
+
+def tier():
+    """The model tier calls go to, or None when they run in this process (or on ZeroGPU)."""
+    return _tier
+
+
+def serve_here() -> None:
+    """This process is where model calls run (a model-tier replica), whatever its environment says."""
+    global _in_worker
+    _in_worker = True
+
+
+def function(name: str):
+    """The backend function `name` (as `dispatched` registered it), its roles, and whether it streams."""
+    return _FUNCTIONS[name]
+
+
 def place_defaults() -> None:
     """On ZeroGPU, load every role's default model now, in the main process: ZeroGPU packs the weights placed on
     "cuda" at start-up and moves them into each worker, where a load inside a call would be slow and lost after it.
@@ -100,13 +123,18 @@ def place_defaults() -> None:
 def dispatched(function, roles, stream: bool = False):
     """`function` as the backend exports it: called here, or on ZeroGPU sent to a GPU worker by name. `roles` names
     the roles whose models it reads, or is a function of its arguments that does (their models are loaded here
-    first). A `stream` function returns a `Handle` (a generation)."""
+    first). A `stream` function returns a `Handle` (a generation). A front end with a model tier sends the call there
+    (`bg_demo.cluster`)."""
     name = function.__name__
     _FUNCTIONS[name] = (function, roles, stream)
 
     @functools.wraps(function)
     def call(*args, **kwargs):
-        if _spaces is None or _in_worker:
+        if _in_worker:
+            return function(*args, **kwargs)
+        if _tier is not None:
+            return _tier.stream(name, args, kwargs) if stream else _tier.call(name, args, kwargs)
+        if _spaces is None:
             return function(*args, **kwargs)
         _load_models(name, args, kwargs)
         if stream:

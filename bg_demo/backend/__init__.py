@@ -104,14 +104,20 @@ __all__ = [
 
 
 def model_is_loaded(role: str, model_id: str | None = None) -> bool:
-    """Whether the role's model (its configured one unless `model_id`) is in memory (the UI warns before a load)."""
+    """Whether the role's model (its configured one unless `model_id`) is in memory (the UI warns before a load); with
+    a model tier, in the memory of the replica that answers."""
+    if gpu.tier() is not None:
+        return gpu.tier().call("model_is_loaded", (role, model_id), {})
     from bg_demo.models import is_loaded
 
     return is_loaded(role, model_id)
 
 
 def model_memory():
-    """Which models are in memory (least recently used first), their bytes, and the budget: a `models.StoreSnapshot`."""
+    """Which models are in memory (least recently used first), their bytes, and the budget: a `models.StoreSnapshot`;
+    with a model tier, those of a decoder replica."""
+    if gpu.tier() is not None:
+        return gpu.tier().call("model_memory", (), {})
     from bg_demo.models import snapshot
 
     return snapshot()

@@ -554,6 +554,9 @@ JA: dict[str, str] = {
     ),
     "error.word_missing.first": "1 つ目",
     "error.word_missing.second": "2 つ目",
+    'error.cluster_unreachable': '{address} のモデルサーバーに接続できません（{reason}）。少し待ってからもう一度試してください。続く場合は、このアプリの管理者に Ray クラスタが止まっていることを伝えてください（`ray status --address {address}`）。',
+    'error.cluster_not_deployed': '{address} のモデルサーバーはこのモデルを提供していません（{reason}）。アプリの管理者がデプロイする必要があります：ヘッドノードで `serve deploy deploy/serve.yaml`。',
+    'error.cluster_lost': 'このリクエストを処理していたモデルサーバーが止まり、ほかのサーバーも引き継げませんでした（{reason}）。もう一度ボタンを押してください。設定はそのまま残っています。',
     "error.model_unavailable": (
         "{role} モデル '{model}' を読み込めませんでした（{reason}）。対処法：インターネットにつながるマシンで "
         "`python -m bg_demo download DIR` を実行し、BG_DEMO_MODEL_DIR=DIR を指定してアプリを起動するか、{env} "

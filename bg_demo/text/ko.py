@@ -526,6 +526,9 @@ KO: dict[str, str] = {
     "error.not_offered": "'{model}'은(는) {role} 역할로 제공되지 않아요. 다음 중 하나를 고르세요: {choices}.",
     "error.word_missing.first": "첫 번째",
     "error.word_missing.second": "두 번째",
+    'error.cluster_unreachable': '{address}의 모델 서버에 연결할 수 없어요({reason}). 잠시 후 다시 시도하세요. 계속 그렇다면 이 앱을 운영하는 분께 Ray 클러스터가 멈췄다고 알려 주세요(`ray status --address {address}`).',
+    'error.cluster_not_deployed': '{address}의 모델 서버가 이 모델을 제공하지 않아요({reason}). 앱 운영자가 배포해야 해요: 헤드 노드에서 `serve deploy deploy/serve.yaml`.',
+    'error.cluster_lost': '이 요청을 처리하던 모델 서버가 멈췄고 다른 서버가 이어받지 못했어요({reason}). 버튼을 다시 누르세요. 설정은 그대로 남아 있어요.',
     "error.model_unavailable": (
         "{role} 모델 '{model}'을(를) 불러오지 못했어요({reason}). 해결 방법: 인터넷이 되는 컴퓨터에서 `python -m "
         "bg_demo download DIR`을 실행하고 BG_DEMO_MODEL_DIR=DIR로 앱을 시작하거나, {env}을(를) 로컬 모델 폴더로 "

@@ -104,9 +104,13 @@ def exit_on_sigterm() -> None:
 
 
 def launch(demo: gr.Blocks | None = None, **kwargs) -> None:
-    """Start the server; GRADIO_SERVER_NAME and GRADIO_SERVER_PORT apply unless given here. On ZeroGPU the roles'
-    default models are placed first, as ZeroGPU wants them (see `bg_demo.gpu`)."""
+    """Start the server; GRADIO_SERVER_NAME and GRADIO_SERVER_PORT apply unless given here. With a Ray address
+    (`ray_address`, else BG_DEMO_RAY_ADDRESS) every model call goes to that cluster (`bg_demo.cluster`); on ZeroGPU
+    the roles' default models are placed first, as ZeroGPU wants them (see `bg_demo.gpu`)."""
+    from bg_demo.cluster import client
+
     exit_on_sigterm()
+    client.connect(kwargs.pop("ray_address", None))
     gpu.place_defaults()
     demo = demo or build_demo()
     demo.launch(**{k: v for k, v in kwargs.items() if v is not None}, **launch_options())

@@ -1,0 +1,178 @@
+"""The model tier's Ray Serve deployments: one application per role, each a deployment of `RoleModels`.
+
+Imported by Ray in each replica, and by `serve run` / `serve deploy` through `role_app` (`deploy/serve.yaml`); a
+front end never imports it (it calls the applications by name, `client.py`). `local` starts the whole tier on this
+machine, for tests, benchmarks and a one-machine trial.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections import defaultdict
+
+from ray import serve
+
+from bg_demo import cluster
+
+log = logging.getLogger(__name__)
+
+BATCH_SIZE = 32  # BERT task requests one padded forward pass takes at most
+BATCH_WAIT_SECONDS = 0.005  # how long a lone request waits for others to join its batch (a forward takes ~0.1 s)
+# Requests one replica takes at once: Ray Serve's default (5) would keep the sixth student's generation out of the
+# replica's engine, whose batch is the point; the engine's own fair share and row limit decide who runs.
+MAX_ONGOING = 256
+
+
+@serve.deployment(max_ongoing_requests=MAX_ONGOING, ray_actor_options={"num_cpus": 1})
+class RoleModels:
+    """One replica: a role's models in this process's model store, and the calls that read them."""
+
+    def __init__(self, role: str, preload: bool = True, threads: int = 0) -> None:
+        from bg_demo import config, gpu, models
+        from bg_demo.errors import ModelUnavailableError
+
+        gpu.serve_here()  # calls run here, even where the replica's environment names a Ray address
+        if role not in config.ROLES:
+            raise ValueError(f"no role {role!r}; one of {', '.join(config.ROLES)}")
+        if threads:  # Ray gives a replica of n CPUs n threads (OMP_NUM_THREADS); a front-end-sized share may want more
+            import torch
+
+            torch.set_num_threads(threads)
+        import ray
+
+        self.role = role
+        self.largest_batch = 0  # the most BERT task requests one `task` batch has taken
+        self.name = ray.get_runtime_context().get_actor_name() or f"pid {os.getpid()}"
+        if preload:  # the first student does not wait for the load; a model that cannot load says why when used
+            try:
+                models.get(role)
+            except ModelUnavailableError:
+                log.exception("the %s model could not be loaded at start-up", role)
+
+    async def call(self, name: str, args: tuple, kwargs: dict):
+        """Any backend call that reads this role's models: its result, or `Failed` with the error a student reads."""
+        return await asyncio.to_thread(_call, name, args, kwargs)
+
+    @serve.batch(max_batch_size=BATCH_SIZE, batch_wait_timeout_s=BATCH_WAIT_SECONDS)
+    async def task(self, requests: list[tuple[str, tuple, dict]]) -> list:
+        """BERT task calls `(name, args, kwargs)` from every front end, collected by Ray Serve: one padded forward
+        pass per task and model (`bg_demo.backend.batch`)."""
+        self.largest_batch = max(self.largest_batch, len(requests))
+        return await asyncio.to_thread(_tasks, requests)
+
+    async def stream(self, name: str, args: tuple, kwargs: dict):
+        """A generation: first this replica's name (the front end says where a request ran when it has to move it),
+        then every update. A cancelled call (Stop, a closed tab) leaves the engine at its next step: closing this
+        generator closes the engine handle's iteration, which cancels the request."""
+        from bg_demo.errors import BgDemoError
+        from bg_demo.gpu import _Failed
+
+        yield self.name
+        try:
+            handle = await asyncio.to_thread(_call_raw, name, args, kwargs)
+            async for update in handle:
+                yield update
+        except BgDemoError as error:
+            yield _Failed(error)
+
+    def info(self) -> dict:
+        """This replica as data: its name, process, resident memory, models in memory and generations running."""
+        from bg_demo import models
+        from bg_demo.backend.generation import engine
+
+        rows = 0
+        if models.is_loaded("decoder"):
+            rows = engine.engine_for(models.get("decoder")).rows
+        return dict(name=self.name, role=self.role, pid=os.getpid(), rss=_rss(), rows=rows,
+                    largest_batch=self.largest_batch,
+                    models=[(info.role, info.model_id) for info in models.snapshot().models])
+
+
+def _call_raw(name: str, args: tuple, kwargs: dict):
+    from bg_demo import backend, gpu
+
+    if name in ("model_is_loaded", "model_memory"):
+        return getattr(backend, name)(*args, **kwargs)
+    function, _, _ = gpu.function(name)
+    return function(*args, **kwargs)
+
+
+def _call(name: str, args: tuple, kwargs: dict):
+    from bg_demo.errors import BgDemoError
+    from bg_demo.gpu import _Failed
+
+    try:
+        return _call_raw(name, args, kwargs)
+    except BgDemoError as error:
+        return _Failed(error)
+
+
+def _tasks(requests: list[tuple[str, tuple, dict]]) -> list:
+    """Each request's result (or `Failed`), in order: the requests of one task run together."""
+    from bg_demo.backend import batch
+    from bg_demo.errors import BgDemoError
+    from bg_demo.gpu import _Failed
+
+    results: list = [None] * len(requests)
+    by_task = defaultdict(list)
+    for i, (name, args, kwargs) in enumerate(requests):
+        by_task[name].append(i)
+    for name, indices in by_task.items():
+        if name not in batch.TASKS:
+            for i in indices:
+                results[i] = _call(*requests[i])
+            continue
+        answers = batch.run(name, [requests[i][1:] for i in indices])
+        for i, answer in zip(indices, answers, strict=True):
+            results[i] = _Failed(answer) if isinstance(answer, BgDemoError) else answer
+    return results
+
+
+def _rss() -> int:
+    """This process's resident memory in bytes."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def role_app(args: dict):
+    """The application serving one role: `{"role": "decoder", "preload": true, "threads": 0}` (what `deploy/serve.yaml`
+    gives each application; replicas, CPUs and GPUs per replica are set there under `deployments`)."""
+    role = args["role"]
+    return RoleModels.options(name=role).bind(role, bool(args.get("preload", True)), int(args.get("threads", 0)))
+
+
+def local(roles=None, replicas: dict | None = None, cpus: dict | None = None, threads: dict | None = None,
+          num_cpus: int | None = None, env: dict | None = None) -> None:
+    """Start Ray on this machine (no dashboard, no HTTP proxy: the front ends call the applications through handles)
+    and the tier's applications on it, waiting until every replica is up. `replicas`, `cpus` (CPUs Ray reserves per
+    replica) and `threads` (torch threads per replica) are per role; `env` is given to every replica (the model
+    settings, `BG_DEMO_MODEL_DIR` and the like, are read from it there)."""
+    import ray
+    from ray.serve import RunTarget, run_many
+
+    from bg_demo import config
+
+    roles = tuple(roles or config.ROLES)
+    replicas, cpus, threads = replicas or {}, cpus or {}, threads or {}
+    names = [name for name in os.environ if name.startswith(("BG_DEMO_", "HF_")) and name != cluster.ENV]
+    env_vars = {name: os.environ[name] for name in names} | {"TOKENIZERS_PARALLELISM": "false"} | (env or {})
+    if not ray.is_initialized():
+        ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, namespace="bg-demo",
+                 runtime_env={"env_vars": env_vars})
+    serve.start(proxy_location="Disabled")
+    targets = []
+    for role in roles:
+        application = RoleModels.options(
+            name=role, num_replicas=replicas.get(role, 1), ray_actor_options={"num_cpus": cpus.get(role, 0)},
+        ).bind(role, True, threads.get(role, os.cpu_count() or 1))  # as many threads as a process here has
+        targets.append(RunTarget(application, name=cluster.app_name(role), route_prefix=None))
+    run_many(targets)
+
+
+def shutdown() -> None:
+    import ray
+
+    serve.shutdown()
+    ray.shutdown()
