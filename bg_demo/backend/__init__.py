@@ -7,9 +7,10 @@ Every result speaks one vocabulary:
   token, a candidate at temperature 1); qualified probabilities say what they are (`scaled`, `final`);
 - per-token records have their own names: `tags` (entities), `generated` (each continuation's tokens).
 
-The BERT task modules expose `preprocess` (the checks and the tokens) and a batched `forward` (logits of the
-head the task reads) beside the task function, which adds the postprocessing; `explain` runs the same two for
-the "why" views, so what it explains is exactly what the tab shows."""
+The BERT task modules expose `preprocess` (the checks and the tokens), a batched `forward` (logits of the
+head the task reads) and `postprocess` (one input's logits to its result) beside the task function, which runs
+the three; `explain` runs the first two for the "why" views, so what it explains is exactly what the tab shows,
+and `batch.run` all three for many requests at once, in one padded forward pass per model."""
 
 from bg_demo import gpu
 from bg_demo.backend import attention as _attention

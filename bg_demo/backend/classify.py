@@ -50,9 +50,14 @@ def classify(text: str, *, model_id: str | None = None) -> ClassifyResult:
     with loaded.use() as (tokenizer, model):
         inputs = preprocess(loaded, tokenizer, model, text)
         with torch.inference_mode():
-            logits = forward(model, inputs)[0].float().cpu().numpy()  # (num_labels,)
-        tokens = display_tokens(tokenizer, inputs["input_ids"][0].tolist())
-    probs = probabilities(model.config, logits)
+            logits = forward(model, inputs)[0]
+        return postprocess(tokenizer, model.config, text, inputs, logits, loaded.model_id)
+
+
+def postprocess(tokenizer, config, text: str, inputs: dict, logits, model_id: str) -> ClassifyResult:
+    """Every label's probability from one text's (labels,) logits; `inputs` are its own (a batch of one)."""
+    probs = probabilities(config, logits.float().cpu().numpy())
     order = np.argsort(-probs, kind="stable")
-    scores = {model.config.id2label[int(i)]: float(probs[i]) for i in order}
-    return ClassifyResult(text.strip(), scores, model.config.id2label[int(order[0])], tokens, loaded.model_id)
+    scores = {config.id2label[int(i)]: float(probs[i]) for i in order}
+    tokens = display_tokens(tokenizer, inputs["input_ids"][0].tolist())
+    return ClassifyResult(text.strip(), scores, config.id2label[int(order[0])], tokens, model_id)

@@ -71,26 +71,40 @@ def forward(model, inputs: dict):
     return model(**inputs).logits
 
 
-def recognize_entities(text: str, aggregation: str = "simple", *, model_id: str | None = None) -> EntitiesResult:
-    import torch
-
-    text = require_text(text, strip=False)  # offsets index the caller's own text
+def check(text, aggregation) -> tuple[str, str]:
+    """The checks made before the model is fetched: the text (unstripped: offsets index the caller's own text)
+    and the strategy, or an InputError."""
+    text = require_text(text, strip=False)
     aggregation = str(aggregation).strip().lower()
     if aggregation not in STRATEGIES:
         raise InputError("error.aggregation", got=aggregation, choices=", ".join(STRATEGIES))
+    return text, aggregation
+
+
+def recognize_entities(text: str, aggregation: str = "simple", *, model_id: str | None = None) -> EntitiesResult:
+    import torch
+
+    text, aggregation = check(text, aggregation)
     loaded = models.get("ner", model_id)
     with loaded.use() as (tokenizer, model):
         prepared = preprocess(loaded, tokenizer, model, text)
         with torch.inference_mode():
-            logits = forward(model, prepared.inputs)[0].float().cpu().numpy()  # (T, num_labels)
-        ids = prepared.inputs["input_ids"][0].tolist()
-        pieces = _pieces(tokenizer, text, ids, prepared.offsets, prepared.special, softmax(logits))
-        id2label = model.config.id2label
-        if aggregation in ("none", "simple"):
-            tagged = [_tag(piece["word"], piece["probs"], piece, piece, id2label) for piece in pieces]
-        else:
-            tagged = [_word_tag(tokenizer, word, aggregation, id2label) for word in _words(pieces)]
-        groups = tagged if aggregation == "none" else [_merge(tokenizer, g) for g in _groups(tagged)]
+            logits = forward(model, prepared.inputs)[0]
+        return postprocess(tokenizer, model.config, text, aggregation, prepared, logits, loaded.model_id)
+
+
+def postprocess(tokenizer, config, text: str, aggregation: str, prepared: Prepared, logits,
+                model_id: str) -> EntitiesResult:
+    """Tags and entities from one text's (tokens, labels) logits, grouped by `aggregation`."""
+    probs = softmax(logits.float().cpu().numpy())  # (T, num_labels)
+    ids = prepared.inputs["input_ids"][0].tolist()
+    pieces = _pieces(tokenizer, text, ids, prepared.offsets, prepared.special, probs)
+    id2label = config.id2label
+    if aggregation in ("none", "simple"):
+        tagged = [_tag(piece["word"], piece["probs"], piece, piece, id2label) for piece in pieces]
+    else:
+        tagged = [_word_tag(tokenizer, word, aggregation, id2label) for word in _words(pieces)]
+    groups = tagged if aggregation == "none" else [_merge(tokenizer, g) for g in _groups(tagged)]
     entities = tuple(
         Entity(g["label"], g["start"], g["end"], text[g["start"] : g["end"]], float(g["score"]), g["word"])
         for g in groups
@@ -100,7 +114,7 @@ def recognize_entities(text: str, aggregation: str = "simple", *, model_id: str 
         TokenTag(p["word"], id2label[int(p["probs"].argmax())], float(p["probs"].max()), p["start"], p["end"])
         for p in pieces
     )
-    return EntitiesResult(text, aggregation, entities, tokens, loaded.model_id)
+    return EntitiesResult(text, aggregation, entities, tokens, model_id)
 
 
 def _pieces(tokenizer, text, ids, offsets, special, probs) -> list[dict]:

@@ -53,14 +53,16 @@ def mlm_logits(model, encoding, positions):
 
 
 def batch_mlm_logits(model, encoding, positions):
-    """(B, M, V) logits at `positions` of every sequence in the batch (the explanations' batched passes)."""
+    """(B, M, V) logits at `positions` of every sequence in the batch (the explanations' batched passes); with
+    `positions` a pair (rows, columns) of index tensors, (N, V) logits at those N tokens (each row's own masks)."""
+    at = positions if isinstance(positions, tuple) else (slice(None), positions)
     head = getattr(getattr(model, "cls", None), "predictions", None)
     if head is not None and hasattr(model, "bert"):
         hidden = model.bert(**encoding).last_hidden_state  # (B, T, H)
-        return head(hidden[:, positions])
+        return head(hidden[at])
     output = model(**encoding)
     logits = output.logits if getattr(output, "logits", None) is not None else output.prediction_logits
-    return logits[:, positions]
+    return logits[at]
 
 
 @dataclass
@@ -93,14 +95,20 @@ def preprocess(loaded, tokenizer, model, text: str) -> Prepared:
 
 
 def forward(model, inputs: dict, positions):
-    """(batch, masks, vocabulary) logits at the masks: batched, so a gradient pass can run many inputs at once."""
+    """(batch, masks, vocabulary) logits at the masks: batched, so a gradient pass can run many inputs at once;
+    with `positions` a pair (rows, columns), (masks, vocabulary) at each row's own masks (a batch of requests)."""
     return batch_mlm_logits(model, inputs, positions)
+
+
+def check(top_k) -> int:
+    """The check made before the model is fetched: top-k, or an InputError."""
+    return require_int(top_k, "top-k", 1, LIMITS.max_top_k)
 
 
 def fill_mask(text: str, top_k: int = 5, *, model_id: str | None = None) -> FillMaskResult:
     import torch
 
-    top_k = require_int(top_k, "top-k", 1, LIMITS.max_top_k)
+    top_k = check(top_k)
     loaded = models.get("encoder", model_id)
     with loaded.use() as (tokenizer, model):
         prepared = preprocess(loaded, tokenizer, model, text)

@@ -46,8 +46,14 @@ def next_sentence(first: str, second: str, *, model_id: str | None = None) -> Ne
     with loaded.use() as (tokenizer, model):
         inputs = preprocess(loaded, tokenizer, model, first, second)
         with torch.inference_mode():
-            probs = softmax(forward(model, inputs)[0].float().cpu().numpy())
-        tokens = display_tokens(tokenizer, inputs["input_ids"][0].tolist())
-        segments = tuple(inputs["token_type_ids"][0].tolist())
+            logits = forward(model, inputs)[0]
+        return postprocess(tokenizer, first, second, inputs, logits, loaded.model_id)
+
+
+def postprocess(tokenizer, first: str, second: str, inputs: dict, logits, model_id: str) -> NextSentenceResult:
+    """P(IsNext) and P(NotNext) from one pair's (2,) logits; `inputs` are its own (a batch of one)."""
+    probs = softmax(logits.float().cpu().numpy())
+    tokens = display_tokens(tokenizer, inputs["input_ids"][0].tolist())
+    segments = tuple(inputs["token_type_ids"][0].tolist())
     return NextSentenceResult(first.strip(), second.strip(), float(probs[0]), float(probs[1]), tokens, segments,
-                              loaded.model_id)
+                              model_id)

@@ -120,10 +120,10 @@ def answer(question: str, context: str, *, n_best: int = LIMITS.qa_n_best, model
                 start_logits, end_logits = forward(model, batch)
                 starts.append(start_logits.float().cpu().numpy())
                 ends.append(end_logits.float().cpu().numpy())
-    return _decode(prepared, np.concatenate(starts), np.concatenate(ends), n_best, loaded.model_id)
+    return postprocess(prepared, np.concatenate(starts), np.concatenate(ends), n_best, loaded.model_id)
 
 
-def _decode(prepared: Prepared, start_logits, end_logits, n_best, model_id) -> AnswerResult:
+def postprocess(prepared: Prepared, start_logits, end_logits, n_best, model_id) -> AnswerResult:
     """start_logits, end_logits: (W, T), one row per window of `prepared`."""
     question, context, offsets, in_context = prepared.question, prepared.context, prepared.offsets, prepared.in_context
     candidates: dict[tuple[int, int], Span] = {}
@@ -153,3 +153,6 @@ def _decode(prepared: Prepared, start_logits, end_logits, n_best, model_id) -> A
     return AnswerResult(
         question, context, best.text, best.start, best.end, best.score, null_logit, ranked, tuple(windows), model_id
     )
+
+
+_decode = postprocess  # its earlier name
