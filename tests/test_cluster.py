@@ -111,11 +111,12 @@ def test_an_error_crosses_as_the_backends_own(tier):
     assert caught.value.text.key == "error.no_mask"
 
 
-def test_model_choice_reaches_the_replica(tier, here, hub_models):
+def test_model_choice_reaches_the_replica(tier, here, tiny_dir):
     """A model a student picks is loaded by the replica, and answers as it does in-process."""
     from bg_demo import config
 
-    choice = next(model for model in config.ALLOWED_MODELS["encoder"] if model != config.DEFAULT_MODELS["encoder"])
+    choice = next(model for model in config.ALLOWED_MODELS["encoder"]
+                  if model != config.DEFAULT_MODELS["encoder"] and config.hub_folder(tiny_dir, model).exists())
     ours = backend.fill_mask("Paris is the [MASK] of France.", model_id=choice)
     with here:
         theirs = backend.fill_mask("Paris is the [MASK] of France.", model_id=choice)
@@ -255,14 +256,19 @@ def test_the_app_through_the_tier(tier, here):
     _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True)
     try:
         api = Client(url, verbose=False)
-        filled = api.predict("The cat sat on the [MASK].", 5, "", api_name="/fill_mask")
-        generated = api.predict("Once upon a time", "greedy", 12, 1.0, 50, 0.9, 4, 1, None, 0, 1.0, "",
-                                api_name="/generate")
+        ask = dict(prompt="Once upon a time", strategy="top_p", max_new_tokens=12, seed="7", api_name="/generate")
+        filled, *_, filled_raw = api.predict("The cat sat on the [MASK].", 5, api_name="/fill_mask")
+        *_, generated = api.predict(**ask)
+        stopped = api.submit(**(ask | dict(strategy="greedy", max_new_tokens=256)))
+        while not stopped.status().code.name == "ITERATING":  # the first tokens have been sent
+            time.sleep(0.02)
+        stopped.cancel()
         with here:
-            filled_here = api.predict("The cat sat on the [MASK].", 5, "", api_name="/fill_mask")
-            generated_here = api.predict("Once upon a time", "greedy", 12, 1.0, 50, 0.9, 4, 1, None, 0, 1.0, "",
-                                         api_name="/generate")
+            filled_here, *_, filled_raw_here = api.predict("The cat sat on the [MASK].", 5, api_name="/fill_mask")
+            *_, generated_here = api.predict(**ask)
     finally:
         demo.close()
-    assert str(filled) == str(filled_here)
-    assert str(generated) == str(generated_here)
+    assert filled == filled_here
+    same(filled_raw, filled_raw_here)
+    assert generated["texts"] == generated_here["texts"] and generated["seed"] == 7
+    assert wait_until(lambda: running_rows(tier) == 0)  # the API's cancel reached the replica

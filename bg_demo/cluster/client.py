@@ -69,6 +69,7 @@ class Tier:
         import ray
 
         if not ray.is_initialized():
+            _reachable(self.address)
             try:
                 ray.init(address=self.address, log_to_driver=False, namespace="bg-demo")
             except Exception as error:  # noqa: BLE001 - whatever Ray raises, the student reads the address
@@ -171,6 +172,20 @@ class Tier:
                 handle.put(_stopped(last, prompt, settings, kwargs))
         except BaseException as error:  # noqa: BLE001 - the consumer raises it
             handle.put(error)
+
+
+def _reachable(address: str) -> None:
+    """A ClusterUnavailableError at once when nothing listens at a HOST:PORT address: Ray's own connect would retry
+    for minutes. ("auto" is this machine's cluster, which Ray finds, or says it cannot, at once.)"""
+    import socket
+
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_SECONDS).close()
+    except OSError as error:
+        raise ClusterUnavailableError(address, _reason(error)) from error
 
 
 def _as_submit(name: str, args: tuple, kwargs: dict):

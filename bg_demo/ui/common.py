@@ -100,7 +100,7 @@ async def stream(role: str, submit, session: str, progress: gr.Progress | None =
         yield tape.replay(reword.STREAM)
         return
     with _user_errors(role):
-        _loading_notice(role, progress, model_id)
+        await asyncio.to_thread(_loading_notice, role, progress, model_id)  # with a model tier, a call to it
         try:
             handle = await asyncio.to_thread(submit)
         except Exception as exc:
