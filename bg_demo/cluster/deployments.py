@@ -144,9 +144,10 @@ def role_app(args: dict):
 
 
 def local(roles=None, replicas: dict | None = None, cpus: dict | None = None, threads: dict | None = None,
-          num_cpus: int | None = None, env: dict | None = None) -> None:
-    """Start Ray on this machine (no dashboard, no HTTP proxy: the front ends call the applications through handles)
-    and the tier's applications on it, waiting until every replica is up. `replicas`, `cpus` (CPUs Ray reserves per
+          num_cpus: int | None = None, env: dict | None = None, address: str | None = None) -> None:
+    """Start Ray on this machine (no dashboard, no HTTP proxy: the front ends call the applications through handles),
+    or join the running cluster at `address` ("auto": the one `ray start --head` started here), and deploy the
+    tier's applications on it, waiting until every replica is up. `replicas`, `cpus` (CPUs Ray reserves per
     replica) and `threads` (torch threads per replica) are per role; `env` is given to every replica (the model
     settings, `BG_DEMO_MODEL_DIR` and the like, are read from it there)."""
     import ray
@@ -159,8 +160,11 @@ def local(roles=None, replicas: dict | None = None, cpus: dict | None = None, th
     names = [name for name in os.environ if name.startswith(("BG_DEMO_", "HF_")) and name != cluster.ENV]
     env_vars = {name: os.environ[name] for name in names} | {"TOKENIZERS_PARALLELISM": "false"} | (env or {})
     if not ray.is_initialized():
-        ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, namespace="bg-demo",
-                 runtime_env={"env_vars": env_vars})
+        if address:
+            ray.init(address=address, log_to_driver=False, namespace="bg-demo", runtime_env={"env_vars": env_vars})
+        else:
+            ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, namespace="bg-demo",
+                     runtime_env={"env_vars": env_vars})
     serve.start(proxy_location="Disabled")
     targets = []
     for role in roles:
