@@ -1,8 +1,8 @@
 """The model tier on a local Ray Serve cluster: the same answers as in-process, streaming, Stop and a closed tab
 through Ray, a replica killed mid-stream, and clear messages when the tier cannot serve.
 
-One cluster for the module (Ray with 2 CPUs, every role's application, two decoder replicas), on the tiny models;
-starting it is most of this file's time (see docs/cluster.md for what it adds to CI)."""
+One cluster for the module, deployed as deploy/serve.yaml declares it (every role; two decoder replicas) on a local Ray
+with 2 CPUs, on the tiny models; starting it is most of this file's time (docs/cluster.md says what it adds to CI)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ CONTEXT = ("The Eiffel Tower is in Paris. It was finished in 1889 and is 330 met
 def tier(tiny_dir):
     from bg_demo.cluster import client, deployments
 
-    deployments.local(replicas={"decoder": 2}, num_cpus=2, env={"BG_DEMO_MODEL_DIR": str(tiny_dir)})
+    deployments.local(num_cpus=2, env={"BG_DEMO_MODEL_DIR": str(tiny_dir)})
     connected = client.connect("auto")
     yield connected
     client.disconnect()

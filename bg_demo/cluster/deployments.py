@@ -11,6 +11,7 @@ import asyncio
 import logging
 import os
 from collections import defaultdict
+from pathlib import Path
 
 from ray import serve
 
@@ -23,6 +24,7 @@ BATCH_WAIT_SECONDS = 0.005  # how long a lone request waits for others to join i
 # Requests one replica takes at once: Ray Serve's default (5) would keep the sixth student's generation out of the
 # replica's engine, whose batch is the point; the engine's own fair share and row limit decide who runs.
 MAX_ONGOING = 256
+CONFIG = Path(__file__).resolve().parents[2] / "deploy" / "serve.yaml"  # the tier as a school deploys it
 
 
 @serve.deployment(max_ongoing_requests=MAX_ONGOING, ray_actor_options={"num_cpus": 1})
@@ -143,19 +145,27 @@ def role_app(args: dict):
     return RoleModels.options(name=role).bind(role, bool(args.get("preload", True)), int(args.get("threads", 0)))
 
 
+def applications(config: Path = CONFIG) -> list:
+    """The applications a Ray Serve config file declares (Serve's own schema checks it): `deploy/serve.yaml`."""
+    import yaml
+    from ray.serve.schema import ServeDeploySchema
+
+    return ServeDeploySchema.model_validate(yaml.safe_load(config.read_text())).applications
+
+
 def local(roles=None, replicas: dict | None = None, cpus: dict | None = None, threads: dict | None = None,
-          num_cpus: int | None = None, env: dict | None = None, address: str | None = None) -> None:
-    """Start Ray on this machine (no dashboard, no HTTP proxy: the front ends call the applications through handles),
-    or join the running cluster at `address` ("auto": the one `ray start --head` started here), and deploy the
-    tier's applications on it, waiting until every replica is up. `replicas`, `cpus` (CPUs Ray reserves per
-    replica) and `threads` (torch threads per replica) are per role; `env` is given to every replica (the model
-    settings, `BG_DEMO_MODEL_DIR` and the like, are read from it there)."""
+          num_cpus: int | None = None, env: dict | None = None, address: str | None = None,
+          config: Path = CONFIG) -> None:
+    """Deploy the tier as `config` (`deploy/serve.yaml`) declares it, on this machine: on a fresh Ray (no dashboard,
+    no HTTP proxy: the front ends call the applications through handles), or on the running cluster at `address`
+    ("auto": the one `ray start --head` started here); waits until every replica is up. Per role, `replicas`
+    overrides the config's replicas, `cpus` the CPUs Ray reserves per replica (default 0: a machine of 2 CPUs could
+    not reserve the config's), `threads` torch's threads per replica (default: this machine's CPUs, as a process
+    here has). The replicas read the model settings (`BG_DEMO_MODEL_DIR` and the like) from this process's
+    environment and `env`, not from the config's, which names a school's folders."""
     import ray
     from ray.serve import RunTarget, run_many
 
-    from bg_demo import config
-
-    roles = tuple(roles or config.ROLES)
     replicas, cpus, threads = replicas or {}, cpus or {}, threads or {}
     names = [name for name in os.environ if name.startswith(("BG_DEMO_", "HF_")) and name != cluster.ENV]
     env_vars = {name: os.environ[name] for name in names} | {"TOKENIZERS_PARALLELISM": "false"} | (env or {})
@@ -167,11 +177,16 @@ def local(roles=None, replicas: dict | None = None, cpus: dict | None = None, th
                      runtime_env={"env_vars": env_vars})
     serve.start(proxy_location="Disabled")
     targets = []
-    for role in roles:
-        application = RoleModels.options(
-            name=role, num_replicas=replicas.get(role, 1), ray_actor_options={"num_cpus": cpus.get(role, 0)},
-        ).bind(role, True, threads.get(role, os.cpu_count() or 1))  # as many threads as a process here has
-        targets.append(RunTarget(application, name=cluster.app_name(role), route_prefix=None))
+    for application in applications(config):
+        role = application.args["role"]
+        if roles is not None and role not in roles:
+            continue
+        declared = application.deployments[0]
+        deployment = RoleModels.options(
+            name=declared.name, num_replicas=replicas.get(role, declared.num_replicas),
+            max_ongoing_requests=declared.max_ongoing_requests, ray_actor_options={"num_cpus": cpus.get(role, 0)},
+        ).bind(role, bool(application.args.get("preload", True)), threads.get(role, os.cpu_count() or 1))
+        targets.append(RunTarget(deployment, name=application.name, route_prefix=application.route_prefix))
     run_many(targets)
 
 
