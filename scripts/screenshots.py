@@ -70,6 +70,9 @@ def main() -> int:
     parser.add_argument("--tiny", action="store_true", help="use tiny random models (built into a temp dir)")
     parser.add_argument("--out", default="assets/screenshots")
     parser.add_argument("--only", nargs="*", default=list(SHOTS))
+    parser.add_argument("--ray", default="", metavar="ADDRESS",
+                        help="send the model calls to the Ray Serve model tier at ADDRESS; 'local': deploy it on this "
+                             "machine first (deploy/serve.yaml on a fresh local Ray): every page through the cluster")
     args = parser.parse_args()
     if args.tiny or not os.environ.get("BG_DEMO_MODEL_DIR"):
         from bg_demo.testing import build_hub_models, build_tiny_models
@@ -83,6 +86,12 @@ def main() -> int:
 
     from bg_demo.ui import build_demo, launch_options
 
+    if args.ray:
+        from bg_demo.cluster import client, deployments
+
+        if args.ray == "local":
+            deployments.local()
+        client.connect("auto" if args.ray == "local" else args.ray)
     demo = build_demo()
     _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **launch_options())
     out = Path(args.out)
@@ -115,6 +124,8 @@ def main() -> int:
             print(out / f"{key}.png")
         browser.close()
     demo.close()
+    if args.ray == "local":
+        deployments.shutdown()
     return 0
 
 

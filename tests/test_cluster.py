@@ -153,12 +153,12 @@ def test_an_unseeded_sample_repeats_with_the_seed_it_reports(tier):
 
 
 def test_a_generation_streams_through_ray(tier):
-    settings = backend.GenerationSettings("greedy", max_new_tokens=40)
+    settings = backend.GenerationSettings("greedy", max_new_tokens=256)
     updates = list(backend.submit_generation("Once upon a time", settings))
-    assert len(updates) > 3
+    assert len(updates) >= 2
     assert [update.n_tokens for update in updates] == sorted(update.n_tokens for update in updates)
     assert updates[-1].done and not any(update.done for update in updates[:-1])
-    assert updates[-1].n_tokens == 40 or updates[-1].stopped == "end of text"
+    assert updates[-1].n_tokens == 256 or updates[-1].stopped == "end of text"
 
 
 def running_rows(tier) -> int:

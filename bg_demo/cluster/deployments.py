@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -24,6 +25,10 @@ BATCH_WAIT_SECONDS = 0.005  # how long a lone request waits for others to join i
 # Requests one replica takes at once: Ray Serve's default (5) would keep the sixth student's generation out of the
 # replica's engine, whose batch is the point; the engine's own fair share and row limit decide who runs.
 MAX_ONGOING = 256
+# A stream sends an update at most this often (the newest; the final one at once): the page shows one every 0.15 s
+# (`ui.common.STREAM_INTERVAL`), and on a GPU a class's engine makes hundreds of steps a second, each of which would
+# cost a message through Ray.
+STREAM_PACE_SECONDS = 0.1
 CONFIG = Path(__file__).resolve().parents[2] / "deploy" / "serve.yaml"  # the tier as a school deploys it
 
 
@@ -74,8 +79,12 @@ class RoleModels:
         yield self.name
         try:
             handle = await asyncio.to_thread(_call_raw, name, args, kwargs)
+            sent = 0.0
             async for update in handle:
-                yield update
+                now = time.monotonic()
+                if update.done or now - sent >= STREAM_PACE_SECONDS:  # one a step would be skipped by the page
+                    sent = now
+                    yield update
         except BgDemoError as error:
             yield _Failed(error)
 
