@@ -10,9 +10,14 @@ from bg_demo.config import ALLOWED_MODELS, DEFAULT_MODELS, ROLES, hub_folder
 
 
 def _serve(args) -> int:
+    from bg_demo.errors import ClusterUnavailableError
     from bg_demo.ui import launch
 
-    launch(server_name=args.host, server_port=args.port, share=args.share, ray_address=args.ray)
+    try:
+        launch(server_name=args.host, server_port=args.port, share=args.share, ray_address=args.ray)
+    except ClusterUnavailableError as exc:  # the model tier named by --ray or BG_DEMO_RAY_ADDRESS
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 
