@@ -97,7 +97,7 @@ class Probe:
     """Loads the page (what a student's browser loads first) every 0.5 s; `slowest()` since the last `reset()`."""
 
     def __init__(self, url: str):
-        self.url, self._worst, self._stop = url, 0.0, threading.Event()
+        self.url, self._times, self._stop = url, [], threading.Event()
         threading.Thread(target=self._run, daemon=True).start()
 
     def _run(self):
@@ -105,14 +105,18 @@ class Probe:
             started = time.perf_counter()
             with urllib.request.urlopen(self.url, timeout=30) as answer:
                 answer.read()
-            self._worst = max(self._worst, time.perf_counter() - started)
+            self._times.append(time.perf_counter() - started)
             time.sleep(0.5)
 
     def reset(self) -> None:
-        self._worst = 0.0
+        self._times = []
+
+    def times(self) -> list[float]:
+        """Every page load's seconds since the last `reset()`."""
+        return list(self._times)
 
     def slowest(self) -> float:
-        return self._worst
+        return max(self._times, default=0.0)
 
     def stop(self) -> None:
         self._stop.set()
@@ -212,19 +216,23 @@ def lone(url: str, repeats: int = 5) -> dict:
     return {endpoint: statistics.median(values) for endpoint, values in log.latencies.items()}
 
 
-def burst(url: str, n: int, alone: dict) -> dict:
-    students, (bert,) = clients(url, n), clients(url, 1)
+def burst(url: str, n: int, alone: dict, bert_tabs: bool = True, probe: Probe | None = None) -> dict:
+    """N students press Generate at once (with `bert_tabs`, while one more clicks through the BERT tabs); `probe`,
+    if given, is reset at that moment."""
+    students, bert = clients(url, n), clients(url, 1)[0] if bert_tabs else None
     log, done = Log(), threading.Event()
-    together([lambda c=c: Log().call(c, "/classify") for c in [*students, bert]])  # the class has the app open
+    together([lambda c=c: Log().call(c, "/classify") for c in [*students, *([bert] if bert else [])]])  # app open
 
     def use_bert_tabs():  # a student clicking through the BERT tabs, half a second to read each result
-        while not done.is_set():
+        while bert and not done.is_set():
             for endpoint in BERT:
                 log.call(bert, endpoint)
                 time.sleep(0.5)
 
     prober = threading.Thread(target=use_bert_tabs)
     prober.start()
+    if probe is not None:
+        probe.reset()
     wall = together([lambda c=c: log.call(c, "/generate") for c in students])
     done.set()
     prober.join()
