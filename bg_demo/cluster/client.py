@@ -62,6 +62,7 @@ class Tier:
     def __init__(self, address: str) -> None:
         self.address = address
         self._handles: dict[str, object] = {}
+        self._loaded: set = set()  # model_is_loaded questions answered yes (the loading notice is only a notice)
         self._lock = threading.Lock()
 
     def connect(self) -> Tier:
@@ -100,7 +101,8 @@ class Tier:
     def replicas(self, role: str) -> list[dict]:
         """What each running replica of the role says of itself (`RoleModels.info`): name, process, memory, models,
         generations running."""
-        return self.handle(role).broadcast("info").results()
+        answers = self.handle(role).broadcast("info").results(return_exceptions=True)
+        return [answer for answer in answers if isinstance(answer, dict)]  # a replica that just died is left out
 
     def call(self, name: str, args: tuple, kwargs: dict):
         """The backend call `name(*args, **kwargs)`, run by a replica of its role."""
@@ -109,6 +111,8 @@ class Tier:
         if name in ("generate", "generate_stream"):  # the settings are made here: a seed is drawn once
             *_, final = self.stream(name, args, kwargs)
             return final
+        if name == "model_is_loaded" and (args, tuple(kwargs.items())) in self._loaded:
+            return True  # asked before every request: a model once loaded is not asked about again (a round trip)
         handle = self.handle(cluster.route(name, args, kwargs))
         for attempt in range(RETRIES + 1):
             try:
@@ -124,6 +128,8 @@ class Tier:
                 time.sleep(RETRY_PAUSE_SECONDS)
         if isinstance(result, gpu._Failed):
             raise result.error
+        if name == "model_is_loaded" and result:
+            self._loaded.add((args, tuple(kwargs.items())))
         return result
 
     def stream(self, name: str, args: tuple, kwargs: dict) -> RemoteHandle:
