@@ -21,7 +21,6 @@ import concurrent.futures
 import logging
 import threading
 import time
-from dataclasses import replace
 
 from bg_demo import cluster, gpu
 from bg_demo.backend.generation import GenerationSettings, Handle
@@ -175,7 +174,7 @@ class Tier:
                                 handle.replicas[-1] if handle.replicas else "?", _reason(error))
                     time.sleep(RETRY_PAUSE_SECONDS)
             if last is None or not last.done:
-                handle.put(_stopped(last, prompt, settings, kwargs))
+                handle.put(gpu._stopped(last, "submit", (prompt, settings), kwargs))
         except BaseException as error:  # noqa: BLE001 - the consumer raises it
             handle.put(error)
 
@@ -208,17 +207,6 @@ def _as_submit(name: str, args: tuple, kwargs: dict):
 def _progress(update) -> tuple[int, int]:
     """How far a generation has got: its tokens, and beam search's steps."""
     return update.n_tokens, len(update.beam_steps)
-
-
-def _stopped(last, prompt: str, settings: GenerationSettings, kwargs: dict):
-    """The final result of a generation that ended before its replica sent one: the newest update, or an empty one."""
-    from bg_demo import config
-    from bg_demo.backend.generation import Request
-
-    if last is None:
-        model_id = kwargs.get("model_id") or config.public_name(config.settings().source("decoder"))
-        last = Request.of(prompt, settings).started(model_id)
-    return replace(last, done=True, stopped="stopped", waiting=0)
 
 
 def _replica_gone(error: BaseException) -> bool:
