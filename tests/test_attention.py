@@ -120,14 +120,15 @@ def test_to_dict_gives_nested_lists_and_summary_drops_the_weights():
 def test_long_input_is_cut_with_a_notice_not_an_error(role):
     from bg_demo.ui.attention_tab import notice
 
-    text = "the cat sat on the mat " * 60
+    text = "the cat sat on the mat " * 200  # 1,200 words: past BERT's 512 positions and GPT-2's 1,024
     result = attention(text, role)
-    assert result.truncated and result.n_tokens_total > 128
-    assert len(result.tokens) == 128 and result.weights.shape[-2:] == (128, 128)
+    limit = {"encoder": 512, "decoder": 1024}[role]  # the model's own limit (the tiny models' configs say so)
+    assert result.truncated and result.n_tokens_total > limit
+    assert len(result.tokens) == limit and result.weights.shape[-2:] == (limit, limit)
     if role == "encoder":
         assert result.tokens[0] == "[CLS]" and result.tokens[-1] == "[SEP]"
     message = notice(result)
-    assert "Cut short" in message and str(result.n_tokens_total) in message and "128" in message
+    assert "Cut short" in message and str(result.n_tokens_total) in message and str(limit) in message
     assert "Cut short" not in notice(attention("The cat sat.", role))
 
 
@@ -143,7 +144,7 @@ def test_max_tokens_sets_the_cut():
         ("", "encoder", {}, "empty"),
         ("  \n ", "decoder", {}, "empty"),
         (None, "encoder", {}, "must be text"),
-        ("x" * 2001, "encoder", {}, "limit is 2,000"),
+        ("x" * 6001, "encoder", {}, "limit is 6,000"),
         ("The cat sat.", "sentiment", {}, "'encoder' .*'decoder'"),
         ("The cat sat.", "gpt2", {}, "got 'gpt2'"),
         ("The cat sat.", "encoder", {"max_tokens": 1}, "between 2 and"),
@@ -232,7 +233,8 @@ def test_every_view_has_values_axes_and_a_csv(view):
     result = attention(TEXTS[0], "encoder")
     n = len(result.tokens)
     data = attention_view(result, view, layer=1, head=2)
-    shapes = {"head": (n, n), "lines": (n, n), "layer": (4, n, n), "overview": (2, 4), "mean": (n, n), "rollout": (n, n)}
+    shapes = {"head": (n, n), "lines": (n, n), "layer": (4, n, n), "overview": (2, 4), "mean": (n, n), "rollout": (n, n),
+              "focus": (1, n), "heads": (2, 4, n, n)}  # a focus window's rows: one query (the first) by default
     assert data.values.shape == shapes[view] and len(data.axes) == data.values.ndim
     rows = data.rows()
     assert len(rows) == 1 + data.values.size

@@ -61,12 +61,14 @@ def long_tokens(n, heads=4) -> AttentionResult:
     return AttentionResult("x", "encoder", tokens, result.special, result.weights, False, n, "bidirectional", "s")
 
 
-def test_head_heatmap_is_the_head_as_float32_with_token_ticks():
+def test_head_heatmap_is_the_head_in_thousandths_with_token_ticks():
     result = synthetic()
     fig = head_heatmap(result, 1, 2).to_dict()
     (trace,) = fig["data"]
-    assert trace["type"] == "heatmap" and trace["z"]["dtype"] == "f4"  # sent as base64 float32
-    np.testing.assert_array_equal(array(trace["z"]), result.weights[1, 2])
+    assert trace["type"] == "heatmap" and trace["z"]["dtype"] == "u2"  # sent as base64 uint16: whole thousandths
+    np.testing.assert_array_equal(array(trace["z"]), np.rint(result.weights[1, 2] * 1000))
+    # the hover prints them as weights to 3 decimals: "05,d" with "." grouping thousands (123 -> 0.123)
+    assert "%{z:05,d}" in trace["hovertemplate"] and fig["layout"]["separators"] == ",."
     names = [f"{token} #{i}" for i, token in enumerate(result.tokens)]  # repeated tokens keep their own column
     assert list(trace["x"]) == names and list(trace["y"]) == names
     layout = fig["layout"]
@@ -77,7 +79,9 @@ def test_head_heatmap_is_the_head_as_float32_with_token_ticks():
     assert layout["yaxis"]["autorange"] == "reversed"  # query 0 on top
     assert "%{y} → key %{x}" in trace["hovertemplate"] and "%{z" in trace["hovertemplate"]
     assert trace["coloraxis"] == "coloraxis" and layout["coloraxis"]["cmin"] == 0
-    assert layout["coloraxis"]["cmax"] == pytest.approx(float(result.weights[1, 2].max()))
+    assert layout["coloraxis"]["cmax"] == round(float(result.weights[1, 2].max()) * 1000)
+    bar = layout["coloraxis"]["colorbar"]  # ticks at thousandths, labelled as weights
+    assert [float(text) * 1000 for text in bar["ticktext"]] == pytest.approx(bar["tickvals"])
     assert "Layer 1, head 2" in layout["title"]["text"]
 
 
@@ -86,7 +90,7 @@ def test_head_heatmap_can_hide_the_special_tokens():
     fig = head_heatmap(result, 0, 0, hide_special=True).to_dict()
     z = array(fig["data"][0]["z"])
     assert z.shape == (4, 4)
-    np.testing.assert_allclose(z.sum(axis=-1), 1.0, atol=1e-6)
+    np.testing.assert_allclose(z.sum(axis=-1) / 1000, 1.0, atol=0.003)  # each rounded to a thousandth
     assert fig["layout"]["xaxis"]["ticktext"] == list(result.tokens[1:-1])
 
 
@@ -153,11 +157,11 @@ def test_layer_heads_small_multiples_share_one_coloraxis(heads):
     assert len(fig["data"]) == heads
     for h, trace in enumerate(fig["data"]):
         assert trace["coloraxis"] == "coloraxis"
-        np.testing.assert_array_equal(array(trace["z"]), result.weights[1, h])
+        np.testing.assert_array_equal(array(trace["z"]), np.rint(result.weights[1, h] * 1000))  # thousandths
         assert trace["hovertemplate"].startswith(f"head {h}<br>")
     layout = fig["layout"]
     assert [key for key in layout if key.startswith("coloraxis")] == ["coloraxis"]
-    assert layout["coloraxis"]["cmax"] == pytest.approx(float(result.weights[1].max()))
+    assert layout["coloraxis"]["cmax"] == round(float(result.weights[1].max()) * 1000)
     assert [note["text"] for note in layout["annotations"]] == [f"head {h}" for h in range(heads)]
     x_axes = [key for key in layout if key.startswith("xaxis")]
     assert len(x_axes) == heads  # four to a row: 1, 3, 4, 12 and 16 heads fill their grids
@@ -234,15 +238,15 @@ def test_head_lines_leaves_out_tiny_weights():
     result = AttentionResult("x", "decoder", ("a", "b", "c"), (False,) * 3, weights, False, 3, "causal", "m")
     fig = head_lines(result, 0, 0).to_dict()
     (hover,) = [trace for trace in fig["data"] if trace.get("mode") == "markers"]
-    assert sorted(hover["hovertext"]) == ["a → a: 1.000", "b → b: 0.990", "c → a: 0.500", "c → b: 0.490"]
+    assert sorted(hover["hovertext"]) == ["a #0 → a #0: 1.000", "b #1 → b #1: 0.990", "c #2 → a #0: 0.500", "c #2 → b #1: 0.490"]
 
 
 def test_aggregate_views_show_the_mean_and_the_rollout():
     result = synthetic(layers=3)
     mean = attention_figure(result, "mean", layer=1).to_dict()
-    np.testing.assert_allclose(array(mean["data"][0]["z"]), mean_over_heads(result.weights)[1], atol=1e-7)
+    np.testing.assert_allclose(array(mean["data"][0]["z"]) / 1000, mean_over_heads(result.weights)[1], atol=5e-4 + 1e-7)
     flow = attention_figure(result, "rollout", layer=2).to_dict()
-    np.testing.assert_allclose(array(flow["data"][0]["z"]), rollout(result.weights)[2], atol=1e-7)
+    np.testing.assert_allclose(array(flow["data"][0]["z"]) / 1000, rollout(result.weights)[2], atol=1e-3)
     plain = aggregate_heatmap(np.eye(3), ["a", "b", "a"], "Identity").to_dict()
     assert plain["layout"]["title"]["text"] == "Identity" and plain["layout"]["xaxis"]["ticktext"] == ["a", "b", "a"]
 
@@ -255,7 +259,7 @@ def test_attention_figure_draws_every_view(view):
 
 def test_attention_figure_takes_whole_floats_as_sliders_send_them():
     fig = attention_figure(synthetic(), "head", layer=1.0, head=2.0).to_dict()
-    np.testing.assert_array_equal(array(fig["data"][0]["z"]), synthetic().weights[1, 2])
+    np.testing.assert_array_equal(array(fig["data"][0]["z"]), np.rint(synthetic().weights[1, 2] * 1000))
     assert fig["layout"]["title"]["text"] == "Layer 1, head 2"  # ints, not "1.0"
 
 

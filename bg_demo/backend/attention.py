@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,13 +18,19 @@ from bg_demo.backend._common import (
 from bg_demo.backend._common import (
     max_tokens as model_max_tokens,
 )
+from bg_demo.config import LIMITS
 from bg_demo.errors import InputError
 from bg_demo.tokens import display_tokens
 
-ATTENTION_MAX_TOKENS = 128  # more makes heatmaps unreadable and a figure megabytes of JSON
+MAX_TOKENS = 4096  # the most any call may ask for; a model reads at most its own limit (BERT 512, GPT-2 1,024)
 ATTENTION_TYPES = {"encoder": "bidirectional", "decoder": "causal"}  # role -> who may attend to whom
 HEAD_STATS = ("entropy", "to_special", "to_previous", "to_self")
-VIEWS = ("head", "layer", "overview", "lines", "mean", "rollout")  # what the attention tab can draw
+VIEWS = ("head", "focus", "layer", "heads", "overview", "lines", "mean", "rollout")  # what the attention tab draws
+FULL_CELLS = 512  # a map is sent at full resolution up to this many tokens a side, max-pooled above (GPT-2's 1,024)
+PANEL_CELLS = 64  # a layer's heads side by side: each panel max-pooled to this many cells a side (~2 px a cell)
+THUMB_CELLS = 24  # every layer's and head's map at once: each thumbnail max-pooled to this many cells a side
+FOCUS_RADIUS = 12  # the focus window: this many tokens before and after the chosen queries, at full resolution
+FOCUS_MAX_QUERIES = 32  # a chosen span of queries is cut to this many rows
 
 
 # eq=False: numpy fields cannot be compared with ==, so the dataclass compares by identity
@@ -75,15 +82,24 @@ class AttentionView(Result):
     quantity: str  # what the values are: "weight" or a HEAD_STATS name
     tokens: tuple[str, ...]  # the tokens along the query and key axes (without the special ones if hidden)
     values: np.ndarray  # float32, shaped as `axes` says
+    query_start: int = 0  # the token of the first query row (a focus window's rows start where it was put)
+    block: int = 1  # max-pooled: each value is the largest weight of `block` x `block` tokens (1: one weight each)
+
+    def position(self, axis: str, i: int) -> int:
+        """The token (the first of its block) that index i on a query or key axis stands for."""
+        return i * self.block + (self.query_start if axis == "query" else 0)
 
     def rows(self) -> list[list]:
-        """Long form for a CSV: a header, then per value its index on every axis (and the token on
-        the query and key axes) followed by the value."""
+        """Long form for a CSV: a header, then per value its index on every axis (on the query and key axes the
+        token's position, the first of its block when pooled, and the token) followed by the value."""
         named = {"query", "key"}
         header = [name for axis in self.axes for name in ((axis, f"{axis}_token") if axis in named else (axis,))]
         body = []
         for index in np.ndindex(self.values.shape):
-            cells = [c for axis, i in zip(self.axes, index) for c in ((i, self.tokens[i]) if axis in named else (i,))]
+            cells = []
+            for axis, i in zip(self.axes, index):
+                at = self.position(axis, i) if axis in named else i
+                cells += [at, self.tokens[at]] if axis in named else [at]
             body.append(cells + [float(self.values[index])])
         return [header + [self.quantity]] + body
 
@@ -102,16 +118,17 @@ def require_role(role) -> str:
 
 
 def attention(
-    text: str, role: str, *, max_tokens: int = ATTENTION_MAX_TOKENS, model_id: str | None = None,
-    compact: bool = False,
+    text: str, role: str, *, max_tokens: int | None = None, model_id: str | None = None, compact: bool = False,
 ) -> AttentionResult:
-    """Every layer's and head's attention for `text`; `compact` gives float16 weights (what the views keep), shrunk
-    where they are made, so half the bytes cross a process boundary (a ZeroGPU worker's)."""
+    """Every layer's and head's attention for `text`, reading as many tokens as the model can (its own limit, BERT's
+    512 or GPT-2's 1,024 positions) or `max_tokens` if fewer; `compact` gives float16 weights (what the views keep),
+    made layer by layer as the model returns them, so the float32 maps are never all copied at once (GPT-2's 144
+    maps at 1,024 tokens are 600 MB in float32) and half the bytes cross a process boundary (a ZeroGPU worker's)."""
     import torch
 
     role = require_role(role)
-    text = require_text(text)
-    limit = require_int(max_tokens, "max_tokens", 2, 1024)
+    text = require_text(text, max_chars=LIMITS.max_prompt_chars)  # a page: GPT-2's 1,024 tokens are ~4,500 characters
+    limit = MAX_TOKENS if max_tokens is None else require_int(max_tokens, "max_tokens", 2, MAX_TOKENS)
     loaded = models.get(role, model_id)
     with loaded.use(eager_attention=True) as (tokenizer, model):
         limit = min(limit, model_max_tokens(tokenizer, model))
@@ -119,15 +136,18 @@ def attention(
         encoding = tokenizer(text, truncation=True, max_length=limit, return_tensors="pt").to(loaded.device)
         with torch.inference_mode():  # the body only: no vocabulary projection is needed here
             output = model.base_model(**encoding, output_attentions=True)
-        weights = torch.stack(output.attentions)[:, 0].float().cpu().numpy()  # (L, H, Q, K)
+            maps = output.attentions  # L tensors (1, H, Q, K)
+            weights = np.empty((len(maps), *maps[0].shape[1:]), dtype=np.float16 if compact else np.float32)
+            for i, layer in enumerate(maps):
+                weights[i] = layer[0].float().cpu().numpy()
+        del output, maps
         ids = encoding["input_ids"][0].tolist()
         tokens = display_tokens(tokenizer, ids)  # bg_demo.tokens: the same labels as every other view
         marks = {tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.bos_token_id, tokenizer.eos_token_id}
     special = tuple(i in marks - {None} for i in ids)
-    result = AttentionResult(
+    return AttentionResult(
         text, role, tokens, special, weights, len(ids) < n_total, n_total, ATTENTION_TYPES[role], loaded.model_id
     )
-    return result.compact() if compact else result
 
 
 # --- the maths: pure numpy on (L, H, Q, K) weights ---------------------------------------------
@@ -165,8 +185,10 @@ def rollout(weights: np.ndarray) -> np.ndarray:
 
 def future_share(weights: np.ndarray) -> np.ndarray:
     """(L, H, Q, K) -> (L,): per layer, the share of attention that goes to keys after the query
-    (the strict upper triangle), averaged over heads and queries. Exactly 0 under a causal mask."""
-    return np.triu(weights, k=1).sum(axis=-1).mean(axis=(1, 2))
+    (the strict upper triangle), averaged over heads and queries. Exactly 0 under a causal mask. A layer at a time
+    in float32 (float16 maps summed as float16 would lose digits)."""
+    shares = [np.triu(np.asarray(layer, dtype=np.float32), k=1).sum(axis=-1).mean() for layer in weights]
+    return np.asarray(shares, dtype=np.float32)
 
 
 def head_stats(weights: np.ndarray, special) -> HeadStats:
@@ -183,36 +205,159 @@ def head_stats(weights: np.ndarray, special) -> HeadStats:
 
 
 # --- views: what the attention tab draws and exports ----------------------------------------------
+#
+# A result at 512 tokens holds 144 maps of 512 x 512 (75 MB in float16), shared by every session that shows it (see
+# bg_demo/ui/attention_store.py). A view reads the slice it needs (one head, one layer) and converts only that to
+# float32; what needs every map (the statistics, the rollout, the thumbnails) is computed once per result and kept
+# with it, so the fortieth student opening the teacher's text reads it from there.
+
+
+def derived(result: AttentionResult, key, make):
+    """`make()`, computed once per result and kept with it (the same result object serves a whole class)."""
+    memo = result.__dict__.setdefault("_derived", {})  # a plain attribute: a frozen dataclass's fields cannot be set
+    if key not in memo:
+        memo[key] = make()
+    return memo[key]
+
+
+def _kept(result: AttentionResult, hide: bool) -> np.ndarray | None:
+    """The positions a view shows: None for all (hide=False, or nothing but special tokens, or none of them)."""
+    if not hide or all(result.special) or not any(result.special):
+        return None
+    return np.flatnonzero(~np.asarray(result.special, dtype=bool))
+
+
+def shown_tokens(result: AttentionResult, hide: bool = False) -> tuple[tuple[str, ...], tuple[bool, ...]]:
+    """(tokens, sinks) as a view shows them (see `visible`)."""
+    keep = _kept(result, hide)
+    if keep is None:
+        return result.tokens, result.sinks
+    tokens = tuple(result.tokens[i] for i in keep)
+    return tokens, sink_tokens([False] * len(tokens), result.attention_type)
+
+
+def _maps(result: AttentionResult, index, hide: bool) -> np.ndarray:
+    """result.weights[index] (a layer, or a layer and a head) as float32, special tokens dropped and rows
+    renormalised when hide says so."""
+    weights = np.asarray(result.weights[index], dtype=np.float32)
+    return weights if _kept(result, hide) is None else hide_special(weights, result.special)
+
+
+def head_weights(result: AttentionResult, layer: int, head: int, hide: bool = False) -> np.ndarray:
+    """One head's (Q, K) map as a view shows it."""
+    return _maps(result, (layer, head), hide)
+
+
+def layer_weights(result: AttentionResult, layer: int, hide: bool = False) -> np.ndarray:
+    """One layer's (H, Q, K) maps as a view shows them."""
+    return _maps(result, layer, hide)
 
 
 def visible(result: AttentionResult, hide: bool = False) -> tuple[np.ndarray, tuple[str, ...], tuple[bool, ...]]:
-    """(weights, tokens, sinks) as a view shows them: with hide=True, the special tokens dropped and
-    the rows renormalised (unless nothing else is left, then everything is shown)."""
-    weights = result.weights.astype(np.float32, copy=False)  # compact results keep float16
-    if not hide or all(result.special) or not any(result.special):
-        return weights, result.tokens, result.sinks
-    tokens = tuple(tok for tok, s in zip(result.tokens, result.special) if not s)
-    sinks = sink_tokens([False] * len(tokens), result.attention_type)
-    return hide_special(weights, result.special), tokens, sinks
+    """(weights, tokens, sinks) as a view shows them: with hide=True, the special tokens dropped and the rows
+    renormalised (unless nothing else is left, then everything is shown). Every map in float32: the views read a
+    slice instead (`head_weights`, `layer_weights`)."""
+    tokens, sinks = shown_tokens(result, hide)
+    return _maps(result, slice(None), hide), tokens, sinks
+
+
+def stats_of(result: AttentionResult, hide: bool = False) -> HeadStats:
+    """head_stats over every layer, a layer at a time (never every map in float32 at once), once per result."""
+
+    def make() -> HeadStats:
+        _, sinks = shown_tokens(result, hide)
+        layers = [head_stats(layer_weights(result, i, hide)[None], sinks) for i in range(result.weights.shape[0])]
+        return HeadStats(*(np.concatenate([getattr(s, f.name) for s in layers]) for f in dataclasses.fields(HeadStats)))
+
+    return derived(result, ("stats", hide), make)
+
+
+def rollout_of(result: AttentionResult, hide: bool = False) -> np.ndarray:
+    """rollout() of the result, (L, T, T) float16, once per result (the heads are averaged a layer at a time)."""
+
+    def make() -> np.ndarray:
+        means = np.stack([layer_weights(result, i, hide).mean(axis=0) for i in range(result.weights.shape[0])])
+        return rollout(means[:, None]).astype(np.float16)
+
+    return derived(result, ("rollout", hide), make)
+
+
+def pool_max(matrix: np.ndarray, cells: int) -> tuple[np.ndarray, int]:
+    """(..., Q, K) -> (..., ceil(Q / f), ceil(K / f)) and f: each value the largest weight of an f x f block, f the
+    least whole number that brings both sides to `cells` or fewer (1: the matrix as it is). The largest, not the
+    mean: a diagonal, a column on [SEP] or a one-token sink keeps its full weight when shrunk."""
+    q, k = matrix.shape[-2:]
+    f = max(1, math.ceil(max(q, k) / cells))
+    if f == 1:
+        return matrix, 1
+    rows, cols = -(-q // f), -(-k // f)
+    padded = np.zeros((*matrix.shape[:-2], rows * f, cols * f), dtype=matrix.dtype)  # weights >= 0: 0 never wins
+    padded[..., :q, :k] = matrix
+    return padded.reshape(*matrix.shape[:-2], rows, f, cols, f).max(axis=(-3, -1)), f
+
+
+def blocks(n: int, f: int) -> list[tuple[int, int]]:
+    """The positions each of the ceil(n / f) pooled cells covers, first and last (inclusive)."""
+    return [(i, min(i + f, n) - 1) for i in range(0, n, f)]
+
+
+def thumbnails(result: AttentionResult, hide: bool = False) -> tuple[np.ndarray, int]:
+    """Every layer's and head's map max-pooled to THUMB_CELLS a side: ((L, H, P, P) float32, f), once per result."""
+
+    def make():
+        pooled = [pool_max(layer_weights(result, i, hide), THUMB_CELLS) for i in range(result.weights.shape[0])]
+        return np.stack([p for p, _ in pooled]), pooled[0][1]
+
+    return derived(result, ("thumbnails", hide), make)
+
+
+def focus_rows(n_tokens: int, query: int, span: int = 1) -> tuple[int, int]:
+    """The queries a focus window shows, first and last: `span` from `query`, at most FOCUS_MAX_QUERIES, within
+    the text."""
+    query = require_int(query, "query", 0, n_tokens - 1)
+    span = require_int(span, "span", 1, n_tokens)
+    return query, min(query + min(span, FOCUS_MAX_QUERIES), n_tokens) - 1
+
+
+def focus_keys(n_tokens: int, first: int, last: int) -> tuple[int, int]:
+    """The keys around queries first..last a focus window shows, first and last: FOCUS_RADIUS either side, within
+    the text."""
+    return max(0, first - FOCUS_RADIUS), min(n_tokens - 1, last + FOCUS_RADIUS)
 
 
 def attention_view(
-    result: AttentionResult, view: str, layer: int = 0, head: int = 0, hide: bool = False, stat: str = "entropy"
+    result: AttentionResult, view: str, layer: int = 0, head: int = 0, hide: bool = False, stat: str = "entropy",
+    query: int = 0, span: int = 1,
 ) -> AttentionView:
-    weights, tokens, sinks = visible(result, hide)
-    n_layers, n_heads = weights.shape[:2]
+    """The numbers one view shows, as it shows them: maps over FULL_CELLS tokens a side (and the panels of a layer
+    or of every head) max-pooled, with `block` saying how many tokens a side each value covers."""
+    tokens, _ = shown_tokens(result, hide)
+    n_layers, n_heads = result.weights.shape[:2]
     if view not in VIEWS:
         raise InputError("error.view", choices=", ".join(VIEWS), got=repr(view))
     layer = require_int(layer, "layer", 0, n_layers - 1)
     head = require_int(head, "head", 0, n_heads - 1)
-    if view in ("head", "lines"):
-        return AttentionView(view, layer, head, ("query", "key"), "weight", tokens, weights[layer, head])
+    if view == "lines":
+        return AttentionView(view, layer, head, ("query", "key"), "weight", tokens, head_weights(result, layer, head, hide))
+    if view == "focus":
+        first, last = focus_rows(len(tokens), query, span)
+        rows = head_weights(result, layer, head, hide)[first:last + 1]
+        return AttentionView(view, layer, head, ("query", "key"), "weight", tokens, rows, query_start=first)
     if view == "layer":
-        return AttentionView(view, layer, None, ("head", "query", "key"), "weight", tokens, weights[layer])
+        values, f = pool_max(layer_weights(result, layer, hide), PANEL_CELLS)
+        return AttentionView(view, layer, None, ("head", "query", "key"), "weight", tokens, values, block=f)
+    if view == "heads":
+        values, f = thumbnails(result, hide)
+        return AttentionView(view, layer, None, ("layer", "head", "query", "key"), "weight", tokens, values, block=f)
     if view == "overview":
         if stat not in HEAD_STATS:
             raise InputError("error.stat", choices=", ".join(HEAD_STATS), got=repr(stat))
-        values = getattr(head_stats(weights, sinks), stat)
-        return AttentionView(view, layer, None, ("layer", "head"), stat, tokens, values)
-    matrix = mean_over_heads(weights)[layer] if view == "mean" else rollout(weights)[layer]
-    return AttentionView(view, layer, None, ("query", "key"), "weight", tokens, matrix)
+        return AttentionView(view, layer, None, ("layer", "head"), stat, tokens, getattr(stats_of(result, hide), stat))
+    if view == "head":
+        matrix, who = head_weights(result, layer, head, hide), head
+    elif view == "mean":
+        matrix, who = layer_weights(result, layer, hide).mean(axis=0), None
+    else:
+        matrix, who = rollout_of(result, hide)[layer].astype(np.float32), None
+    values, f = pool_max(matrix, FULL_CELLS)
+    return AttentionView(view, layer, who, ("query", "key"), "weight", tokens, values, block=f)

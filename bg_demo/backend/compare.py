@@ -13,7 +13,6 @@ import numpy as np
 from bg_demo import models
 from bg_demo.backend._common import Phrase, Result, max_tokens, require_head, require_int, require_text, softmax
 from bg_demo.backend.attention import (
-    ATTENTION_MAX_TOKENS,
     ATTENTION_TYPES,
     AttentionResult,
     attention,
@@ -55,15 +54,14 @@ class CompareResult(Result):
 
 
 def compare(
-    text: str, *, max_tokens: int = ATTENTION_MAX_TOKENS, encoder_id: str | None = None, decoder_id: str | None = None,
+    text: str, *, max_tokens: int | None = None, encoder_id: str | None = None, decoder_id: str | None = None,
     compact: bool = False,
 ) -> CompareResult:
     """The same text through both models, with how much each layer looks to the right of the query; `compact` as
     for `attention`."""
-    encoder = attention(text, "encoder", max_tokens=max_tokens, model_id=encoder_id)
-    decoder = attention(text, "decoder", max_tokens=max_tokens, model_id=decoder_id)
-    result = CompareResult(encoder.text, encoder, decoder, future_share(encoder.weights), future_share(decoder.weights))
-    return result.compact() if compact else result
+    encoder = attention(text, "encoder", max_tokens=max_tokens, model_id=encoder_id, compact=compact)
+    decoder = attention(text, "decoder", max_tokens=max_tokens, model_id=decoder_id, compact=compact)
+    return CompareResult(encoder.text, encoder, decoder, future_share(encoder.weights), future_share(decoder.weights))
 
 
 # --- same word, different contexts -----------------------------------------------------------------

@@ -2,7 +2,10 @@
 
 Heatmap axes are categories named by token and position ("bank #4": two tokens that print alike
 stay apart), so hovers name the whole token; tick labels are thinned and shortened (see axes.py).
-Weights go in as float32 numpy arrays, which plotly sends as base64: a third of the size of lists.
+Weights go in as whole thousandths in uint16 numpy arrays, which plotly sends as base64: a 512 x 512 head is 0.7 MB
+(1.4 MB as float32, 3 MB as JSON lists), and the hover still prints the weight to 3 decimals (see `_hover`). Maps
+over more than FULL_CELLS tokens a side, a layer's panels and the thumbnails of every head are max-pooled (see
+backend.attention.pool_max), and their hovers name the tokens each cell covers.
 """
 
 from __future__ import annotations
@@ -14,7 +17,15 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from bg_demo.backend.attention import attention_view, head_stats, visible
+from bg_demo.backend.attention import (
+    FULL_CELLS,
+    attention_view,
+    blocks,
+    focus_keys,
+    head_weights,
+    pool_max,
+    stats_of,
+)
 from bg_demo.figures import screen
 from bg_demo.figures.axes import (
     COLORBAR_ROOM,
@@ -80,10 +91,46 @@ LINES_MAX_PX = 900  # ... until this tall; longer inputs name every k-th
 LINES_LABEL_GAP = 6  # px between a token's label and the end of its lines
 
 
-def _hover() -> str:
-    """A weight's hover, in the language served; the axes' categories name the tokens."""
-    query, key, weight = t("fig.attention.query"), t("fig.attention.key"), t("fig.attention.weight")
-    return f"{query} %{{y}} → {key} %{{x}}<br>{weight} %{{z:.3f}}<extra></extra>"
+THOUSANDTHS_FORMAT = "05,d"  # with SEPARATORS, whole thousandths print as weights: 123 -> "0.123", 1000 -> "1.000"
+SEPARATORS = ",."  # layout.separators: "." groups thousands (the only digits grouped are a weight's); "," unused
+LINES_MAX = 1500  # the lines view draws at most this many lines, the strongest: more is a grey fog at 512 tokens
+
+
+def thousandths(matrix) -> np.ndarray:
+    """Weights in [0, 1] as whole thousandths (uint16): half the bytes of float32, exactly the 3 decimals a hover
+    shows. Plotly cannot scale a value in a hover, but d3's zero-padded grouping can place the point: with the
+    figure's separators ",.", format "05,d" prints 123 as 0.123 and 1000 as 1.000."""
+    return np.rint(np.clip(np.asarray(matrix, dtype=np.float32), 0.0, 1.0) * 1000).astype(np.uint16)
+
+
+def _hover(pooled: bool = False) -> str:
+    """A weight's hover, in the language served; the axes' categories name the tokens (a pooled cell's, all the
+    tokens it covers, and its weight is the largest of them)."""
+    query, key = t("fig.attention.query"), t("fig.attention.key")
+    weight = t("fig.attention.largest" if pooled else "fig.attention.weight")
+    return f"{query} %{{y}} → {key} %{{x}}<br>{weight} %{{z:{THOUSANDTHS_FORMAT}}}<extra></extra>"
+
+
+def block_names(tokens, f: int = 1) -> list[str]:
+    """Category names for the cells of an axis max-pooled f tokens a cell: "bank #4" (f = 1), else the first and
+    last token and their positions, "the … bank #0–3"."""
+    if f == 1:
+        return token_names(tokens)
+    return [f"{plain(tokens[a])} … {plain(tokens[b])} #{a}–{b}" for a, b in blocks(len(tokens), f)]
+
+
+def block_labels(tokens, f: int = 1) -> list[str]:
+    """The token a tick names for each cell of a pooled axis: its first."""
+    return list(tokens) if f == 1 else [tokens[a] for a, _ in blocks(len(tokens), f)]
+
+
+def _weight_ticks(top: float) -> dict:
+    """Colour-bar ticks for an axis of thousandths up to `top` (a weight), labelled as weights: 0, 0.2, 0.4 …"""
+    top = max(top, 0.001)
+    step = next(s for s in (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5, 1.0) if top / s <= 5)
+    decimals = max(0, -math.floor(math.log10(step) + 1e-9)) + (1 if step == 0.25 else 0)
+    values = np.arange(0, top + step / 2, step)
+    return dict(tickmode="array", tickvals=[round(v * 1000) for v in values], ticktext=[f"{v:.{decimals}f}" for v in values])
 
 
 def model_name(role: str) -> str:
@@ -92,15 +139,19 @@ def model_name(role: str) -> str:
 
 
 def _coloraxis(top: float, below: float = 0.0) -> dict:
-    """The weights' colour axis (its bar `below` the plot on a phone: see axes.colorbar)."""
-    return dict(colorscale=WEIGHTS_SCALE, cmin=0.0, cmax=max(float(top), 1e-6),
-                colorbar=colorbar(t("fig.attention.weight"), below))
+    """The weights' colour axis, in thousandths up to the weight `top`, its ticks labelled as weights (its bar
+    `below` the plot on a phone: see axes.colorbar)."""
+    top = max(float(top), 0.001)
+    return dict(colorscale=WEIGHTS_SCALE, cmin=0, cmax=round(top * 1000),
+                colorbar=colorbar(t("fig.attention.weight"), below, **_weight_ticks(top)))
 
 
-def _strongest(matrix, tokens) -> dict:
-    """The largest weight of a (Q, K) matrix and the tokens it joins, for a figure's text alternative."""
+def _strongest(matrix, rows, columns=None) -> dict:
+    """The largest weight of a (Q, K) matrix and what its row and column name (tokens, or a pooled cell's tokens),
+    for a figure's text alternative."""
     query, key = np.unravel_index(int(np.argmax(matrix)), matrix.shape)
-    return dict(weight=f"{float(matrix[query, key]):.3f}", query=tokens[query], key=tokens[key])
+    columns = rows if columns is None else columns
+    return dict(weight=f"{float(matrix[query, key]):.3f}", query=rows[query], key=columns[key])
 
 
 def _map_layout(fig, tokens, title: str, subtitle: str, alt: str, key_title: str, query_title: str, top=None):
@@ -127,27 +178,37 @@ def _map_layout(fig, tokens, title: str, subtitle: str, alt: str, key_title: str
     fig.update_layout(margin_b=bottom)
 
 
-def _matrix_figure(matrix, tokens, title: str, subtitle: str = "", alt: str = "") -> go.Figure:
-    """One (query, key) matrix as a heatmap filling the width, as tall as its tokens need (see map_height)."""
+def _matrix_figure(matrix, tokens, title: str, subtitle: str = "", alt: str = "", block: int = 1) -> go.Figure:
+    """One (query, key) matrix as a heatmap filling the width, as tall as its rows need (see map_height); `block` > 1:
+    the matrix is max-pooled, each cell covering block x block of `tokens`."""
     matrix = np.asarray(matrix, dtype=np.float32)  # (Q, K)
-    names = token_names(tokens)
-    fig = go.Figure(go.Heatmap(z=matrix, x=names, y=names, coloraxis="coloraxis", hovertemplate=_hover()))
-    alt = alt or t("fig.alt.map", title=title, n=len(tokens), **_strongest(matrix, tokens))
-    _map_layout(fig, tokens, title, subtitle, alt, t("fig.attention.key_axis"), t("fig.attention.query_axis"),
+    names, labels = block_names(tokens, block), block_labels(tokens, block)
+    trace = go.Heatmap(z=thousandths(matrix), x=names, y=names, coloraxis="coloraxis", hovertemplate=_hover(block > 1))
+    fig = go.Figure(trace)
+    said = list(tokens) if block == 1 else [plain(name) for name in names]  # a pooled cell by its tokens' span
+    alt = alt or t("fig.alt.map", title=title, n=len(tokens), **_strongest(matrix, said))
+    _map_layout(fig, labels, title, subtitle, alt, t("fig.attention.key_axis"), t("fig.attention.query_axis"),
                 matrix.max())
+    fig.update_layout(separators=SEPARATORS)
     return fig
 
 
+def _pooled_subtitle(block: int, subtitle: str) -> str:
+    return t("fig.attention.pooled_subtitle", n=block) if block > 1 else subtitle
+
+
 def head_heatmap(result, layer: int, head: int, hide_special: bool = False) -> go.Figure:
-    """One head as a heatmap. result: an AttentionResult, weights (L, H, Q, K)."""
-    weights, tokens, _ = visible(result, hide_special)
-    subtitle = t("fig.attention.head_subtitle")
-    return _matrix_figure(weights[layer, head], tokens, t("fig.attention.head_title", layer=layer, head=head), subtitle)
+    """One head as a heatmap, at full resolution up to FULL_CELLS tokens (max-pooled above). result: an
+    AttentionResult, weights (L, H, Q, K)."""
+    data = attention_view(result, "head", layer, head, hide_special)
+    subtitle = _pooled_subtitle(data.block, t("fig.attention.head_subtitle"))
+    title = t("fig.attention.head_title", layer=data.layer, head=head)
+    return _matrix_figure(data.values, data.tokens, title, subtitle, block=data.block)
 
 
-def aggregate_heatmap(matrix, tokens, title: str) -> go.Figure:
+def aggregate_heatmap(matrix, tokens, title: str, block: int = 1) -> go.Figure:
     """A (Q, K) matrix made from many heads, e.g. their mean or the rollout."""
-    return _matrix_figure(matrix, tokens, title)
+    return _matrix_figure(matrix, tokens, title, _pooled_subtitle(block, ""), block=block)
 
 
 def _spacing(rows: int) -> float:
@@ -172,44 +233,117 @@ def _grid(n_heads: int) -> tuple[int, int, int, dict]:
 
 
 def layer_heads(result, layer: int, hide_special: bool = False) -> go.Figure:
-    """Every head of one layer as small multiples (four to a row; two on a phone), on one shared colour axis; token
-    labels (every k-th) on the left column and under the lowest panel of each column."""
-    weights, tokens, _ = visible(result, hide_special)
-    n_heads = weights.shape[1]
+    """Every head of one layer as small multiples (four to a row; two on a phone), on one shared colour axis, each
+    max-pooled to PANEL_CELLS a side; token labels (every k-th) on the left column and under the lowest panel of
+    each column."""
+    data = attention_view(result, "layer", layer, 0, hide_special)
+    values, tokens, f = data.values, data.tokens, data.block  # (H, P, P)
+    n_heads = values.shape[0]
     narrow = screen.narrow()
     cols, rows, grid, spacing = _grid(n_heads)
     titles = [t("fig.attention.head_n", head=h) for h in range(n_heads)]
     fig = make_subplots(rows, cols, subplot_titles=titles, **spacing)
-    names = token_names(tokens)
-    weight_hover = _hover()
+    names, labels = block_names(tokens, f), block_labels(tokens, f)
+    weight_hover = _hover(f > 1)
     for h in range(n_heads):
-        z = weights[layer, h].astype(np.float32)  # (Q, K)
         hover = f"{titles[h]}<br>" + weight_hover
-        trace = go.Heatmap(z=z, x=names, y=names, coloraxis="coloraxis", hovertemplate=hover)
+        trace = go.Heatmap(z=thousandths(values[h]), x=names, y=names, coloraxis="coloraxis", hovertemplate=hover)
         fig.add_trace(trace, row=h // cols + 1, col=h % cols + 1)
     panel = (grid - (rows - 1) * PANEL_TITLE_ROOM) / rows if narrow else PANEL_HEIGHT
-    x_axis = token_x_axis(tokens, panel, angle=-60, max_labels=PANEL_TICK_LABELS, show=False)
+    x_axis = token_x_axis(labels, panel, angle=-60, max_labels=PANEL_TICK_LABELS, show=False)
     fig.update_xaxes(**x_axis, type="category")
-    y_axis = token_y_axis(tokens, panel, PANEL_TICK_LABELS, show=False)
+    y_axis = token_y_axis(labels, panel, PANEL_TICK_LABELS, show=False)
     fig.update_yaxes(**y_axis, type="category", autorange="reversed")
     for h in range(max(0, n_heads - cols), n_heads):  # the lowest panel of each column
         fig.update_xaxes(showticklabels=True, row=h // cols + 1, col=h % cols + 1)
     fig.update_yaxes(showticklabels=True, col=1)
-    title = t("fig.attention.layer_title", layer=layer, n_heads=n_heads)
-    strongest = np.unravel_index(int(np.argmax(weights[layer])), weights[layer].shape)  # (head, query, key)
+    title = t("fig.attention.layer_title", layer=data.layer, n_heads=n_heads)
+    strongest = np.unravel_index(int(np.argmax(values)), values.shape)  # (head, query, key)
     alt = t("fig.alt.layer_heads", title=title, n=len(tokens), head=int(strongest[0]),
-            **_strongest(weights[layer, strongest[0]], tokens))
+            **_strongest(values[strongest[0]], list(tokens) if f == 1 else [plain(n) for n in names]))
+    top = float(values.max())
+    subtitle = _pooled_subtitle(f, "")
     if not narrow:
-        layout = base_layout(GRID_CHROME + PANEL_HEIGHT * rows, title, subplot_titles=1, alt=alt,
-                             coloraxis=_coloraxis(weights[layer].max()))
+        layout = base_layout(GRID_CHROME + PANEL_HEIGHT * rows, title, subtitle, subplot_titles=1, alt=alt,
+                             coloraxis=_coloraxis(top), separators=SEPARATORS)
         fig.update_layout(**layout)
         return fig
     under = label_depth(x_axis)
     bottom = under + COLORBAR_ROOM
-    layout = base_layout(top_margin(title, subplot_titles=1) + grid + bottom, title, subplot_titles=1, alt=alt,
-                         coloraxis=_coloraxis(weights[layer].max(), under / grid))
+    layout = base_layout(top_margin(title, subtitle, subplot_titles=1) + grid + bottom, title, subtitle,
+                         subplot_titles=1, alt=alt, coloraxis=_coloraxis(top, under / grid), separators=SEPARATORS)
     fig.update_layout(**layout)
     fig.update_layout(margin_b=bottom)
+    return fig
+
+
+THUMB_GAP = 2  # empty cells between two thumbnails of the every-head view
+
+
+def every_head(result, hide_special: bool = False, selected=None) -> go.Figure:
+    """Every layer's and head's map at once, each a thumbnail max-pooled to THUMB_CELLS a side (a diagonal, a column
+    on [SEP] stays sharp), tiled layers down and heads across in one heatmap; `selected` (layer, head) outlined."""
+    data = attention_view(result, "heads", 0, 0, hide_special)
+    values, tokens, f = data.values, data.tokens, data.block  # (L, H, P, P)
+    n_layers, n_heads, p = values.shape[:3]
+    step = p + THUMB_GAP
+    z = np.full((n_layers * step - THUMB_GAP, n_heads * step - THUMB_GAP), np.nan, dtype=np.float32)
+    for layer in range(n_layers):
+        for head in range(n_heads):
+            z[layer * step:layer * step + p, head * step:head * step + p] = thousandths(values[layer, head])
+    spans = blocks(len(tokens), f)
+    layer_word, head_word = t("fig.attention.layer"), t("fig.attention.head")
+
+    def names(count: int, word: str) -> list[str]:  # a cell's category: its layer (or head) and its tokens; gaps unique
+        cells = []
+        for i in range(count * step - THUMB_GAP):
+            n, j = divmod(i, step)
+            if j >= p:
+                cells.append(" " * (i + 1))
+            else:
+                a, b = spans[j]
+                where = f"{plain(tokens[a])} #{a}" if a == b else f"{plain(tokens[a])} … {plain(tokens[b])} #{a}–{b}"
+                cells.append(f"{word} {n} · {where}")
+        return cells
+
+    x, y = names(n_heads, head_word), names(n_layers, layer_word)
+    hover = f"%{{y}}<br>→ %{{x}}<br>{t('fig.attention.largest')} %{{z:{THOUSANDTHS_FORMAT}}}<extra></extra>"
+    fig = go.Figure(go.Heatmap(z=z, x=x, y=y, coloraxis="coloraxis", hovertemplate=hover, hoverongaps=False))
+    if selected is not None:
+        layer, head = selected
+        box = dict(type="rect", xref="x", yref="y", x0=head * step - 1, x1=head * step + p,
+                   y0=layer * step - 1, y1=layer * step + p)
+        fig.add_shape(**box, line=dict(color=OKABE_ITO["vermillion"], width=3))
+    narrow = screen.narrow()
+    centre = p // 2
+
+    def ticks(count: int, px: float, across: bool) -> dict:
+        fit = labels_side_by_side([str(count - 1)], px, tick_font()["size"]) if across else labels_down(px)
+        every = max(1, math.ceil(count / max(fit, 1)))
+        shown = range(0, count, every)
+        return dict(tickmode="array", tickvals=[i * step + centre for i in shown], ticktext=[str(i) for i in shown],
+                    tickfont=tick_font(), showgrid=False, zeroline=False)
+
+    title = t("fig.attention.every_head_title", layers=n_layers, heads=n_heads)
+    subtitle = t("fig.attention.every_head_subtitle", n=f) if f > 1 else t("fig.attention.every_head_full")
+    strongest = np.unravel_index(int(np.nanargmax(z)), z.shape)
+    alt = t("fig.alt.every_head", title=title, layers=n_layers, heads=n_heads, n=len(tokens),
+            layer=int(strongest[0] // step), head=int(strongest[1] // step))
+    width = plot_px(NARROW_LABEL_PX if narrow else 60)
+    fig.update_xaxes(type="category", title_text=head_word, **ticks(n_heads, width, True))
+    top = float(values.max())
+    if not narrow:
+        fig.update_yaxes(type="category", title_text=layer_word, autorange="reversed", **ticks(n_layers, 500, False))
+        fig.update_layout(**base_layout(map_height(n_layers * 3), title, subtitle, alt=alt, separators=SEPARATORS,
+                                        coloraxis=_coloraxis(top)))
+        return fig
+    chrome = top_margin(title, subtitle, subplot_titles=1) + OVERVIEW_BOTTOM
+    rows_px = max(width * n_layers / n_heads, 8 * n_layers)
+    _y_title(fig, layer_word, True, type="category", autorange="reversed", **ticks(n_layers, rows_px, False))
+    layout = base_layout(int(chrome + rows_px), title, subtitle, subplot_titles=1, alt=alt, separators=SEPARATORS,
+                         coloraxis=_coloraxis(top, OVERVIEW_UNDER / rows_px))
+    fig.update_layout(**layout)
+    fig.update_layout(margin_b=OVERVIEW_BOTTOM)
     return fig
 
 
@@ -231,8 +365,7 @@ def _overview_rows_px(n_layers: int, title: str) -> float:
 
 def head_overview(result, stat: str = "entropy", hide_special: bool = False, selected=None) -> go.Figure:
     """Every (layer, head) as a tile coloured by one statistic; `selected` (layer, head) is outlined."""
-    weights, _, sinks = visible(result, hide_special)
-    values = getattr(head_stats(weights, sinks), stat)  # (L, H)
+    values = getattr(stats_of(result, hide_special), stat)  # (L, H)
     fmt = STAT_FORMATS[stat]
     label, short = t(f"fig.attention.stat.{stat}"), t(f"fig.attention.stat_short.{stat}")
     layer_word, head_word = t("fig.attention.layer"), t("fig.attention.head")
@@ -282,25 +415,32 @@ def _segments(queries, keys) -> tuple[np.ndarray, np.ndarray]:
 
 def head_lines(result, layer: int, head: int, hide_special: bool = False) -> go.Figure:
     """bertviz-style lines: tokens in two columns, a line from each query (left) to each key (right),
-    thicker and darker for larger weights. Weights under LINE_BINS[0] are left out. On a phone every token gets
-    its own line of text (the figure grows taller) and the columns leave the labels exactly the room they take."""
-    weights, tokens, _ = visible(result, hide_special)
-    matrix = weights[layer, head]  # (Q, K)
+    thicker and darker for larger weights. Weights under LINE_BINS[0] are left out, and past LINES_MAX lines only the
+    strongest are drawn. On a phone every token gets its own line of text (the figure grows taller) and the columns
+    leave the labels exactly the room they take; a label thinned away is still named in the hover of its row."""
+    data = attention_view(result, "lines", layer, head, hide_special)
+    matrix, tokens = data.values, data.tokens  # (Q, K)
     narrow = screen.narrow()
+    drawn = matrix >= LINE_BINS[0]
+    if int(drawn.sum()) > LINES_MAX:  # the strongest LINES_MAX
+        floor = np.partition(matrix.ravel(), -LINES_MAX)[-LINES_MAX]
+        drawn &= matrix >= floor
     fig = go.Figure()
     for i, (low, high) in enumerate(itertools.pairwise(LINE_BINS)):
-        queries, keys = np.nonzero((matrix >= low) & (matrix < high))
+        queries, keys = np.nonzero(drawn & (matrix >= low) & (matrix < high))
         if len(queries):
             x, y = _segments(queries, keys)
             line = dict(color=OKABE_ITO["blue"], width=1 + 1.2 * i)
             fig.add_trace(go.Scatter(x=x, y=y, mode="lines", line=line, opacity=0.25 + 0.15 * i, hoverinfo="skip"))
-    queries, keys = np.nonzero(matrix >= LINE_BINS[0])  # hover: a point in the middle of each line
-    hover = [f"{plain(tokens[q])} → {plain(tokens[k])}: {matrix[q, k]:.3f}" for q, k in zip(queries, keys)]
+    queries, keys = np.nonzero(drawn)  # hover: a point in the middle of each line
+    hover = [f"{plain(tokens[q])} #{q} → {plain(tokens[k])} #{k}: {matrix[q, k]:.3f}" for q, k in zip(queries, keys)]
     middle = dict(x=np.full(len(queries), 0.5, dtype=np.float32), y=((queries + keys) / 2).astype(np.float32))
     marker = dict(size=6, opacity=0)
     fig.add_trace(go.Scatter(**middle, mode="markers", marker=marker, hovertext=hover, hoverinfo="text"))
     subtitle = t("fig.attention.lines_subtitle")
-    title = t("fig.attention.head_title", layer=layer, head=head)
+    if len(queries) < int((matrix >= LINE_BINS[0]).sum()):
+        subtitle = t("fig.attention.lines_thinned", n=len(queries), weight=f"{float(matrix[drawn].min()):.3f}")
+    title = t("fig.attention.head_title", layer=data.layer, head=head)
     rows_px = min(max(plot_px(), LINES_ROW_PX * len(tokens)), LINES_MAX_PX) if narrow else None
     shown = shown_positions(len(tokens), labels_down(rows_px)) if narrow else shown_positions(len(tokens))
     font = tick_font()
@@ -313,6 +453,13 @@ def head_lines(result, layer: int, head: int, hide_special: bool = False) -> go.
     for x, side in ((-gap, "middle left"), (1 + gap, "middle right")):  # apart from the lines' ends
         column = dict(x=np.full(len(shown), x), y=np.array(shown), text=text, textposition=side)
         fig.add_trace(go.Scatter(**column, mode="text", textfont=font, hoverinfo="skip"))
+    if shown.step > 1:  # every token, labelled or not, named whole in a hover at its place in each column
+        every = np.arange(len(tokens))
+        names = [f"{plain(token)} #{i}" for i, token in enumerate(tokens)]
+        for x in (-gap, 1 + gap):
+            fig.add_trace(go.Scatter(x=np.full(len(tokens), x, dtype=np.float32), y=every.astype(np.float32),
+                                     mode="markers", marker=dict(size=8, opacity=0), hovertext=names,
+                                     hoverinfo="text"))
     fig.update_xaxes(visible=False, range=reach)
     fig.update_yaxes(visible=False, autorange="reversed")
     alt = t("fig.alt.lines", title=title, n=len(tokens), **_strongest(matrix, tokens))
@@ -321,39 +468,111 @@ def head_lines(result, layer: int, head: int, hide_special: bool = False) -> go.
     return fig
 
 
-def attention_figure(result, view: str, layer: int = 0, head: int = 0, hide_special: bool = False, stat="entropy"):
+FOCUS_STRIP_PX = 34  # px per chosen query in the focus view's strip across every key
+
+
+def focus_view(result, layer: int, head: int, hide_special: bool = False, query: int = 0, span: int = 1):
+    """A focus window on one head: the chosen queries' rows across every key (a strip, max-pooled past FULL_CELLS
+    keys), and under it the map around them at full resolution, FOCUS_RADIUS tokens either side, the chosen rows
+    outlined; every token named in the hover, the strongest keys in the subtitle."""
+    data = attention_view(result, "focus", layer, head, hide_special, query=query, span=span)
+    rows, tokens, first = data.values, data.tokens, data.query_start  # (n, K)
+    last = first + rows.shape[0] - 1
+    k0, k1 = focus_keys(len(tokens), first, last)
+    around = head_weights(result, layer, head, hide_special)[k0:k1 + 1, k0:k1 + 1]
+    strip, f = pool_max(rows, FULL_CELLS)
+    names = token_names(tokens)
+    strip_x = block_names(tokens, f)
+    strip_y = names[first:last + 1]
+    narrow = screen.narrow()
+    near_names = names[k0:k1 + 1]
+    near_labels = list(tokens[k0:k1 + 1])
+    strip_px = FOCUS_STRIP_PX * rows.shape[0]
+    map_px = plot_px(NARROW_LABEL_PX) if narrow else min(MAP_MAX_HEIGHT_FOCUS, 20 * len(near_names))
+    gap_px = 90  # the strip's key labels and the map's title between the two
+    fig = make_subplots(rows=2, cols=1, row_heights=[strip_px, map_px], vertical_spacing=gap_px / (strip_px + map_px + gap_px),
+                        subplot_titles=[t("fig.attention.focus_row", n=rows.shape[0]), t("fig.attention.focus_map",
+                                        radius=k1 - k0 + 1)])
+    fig.add_trace(go.Heatmap(z=thousandths(strip), x=strip_x, y=strip_y, coloraxis="coloraxis",
+                             hovertemplate=_hover(f > 1)), row=1, col=1)
+    fig.add_trace(go.Heatmap(z=thousandths(around), x=near_names, y=near_names, coloraxis="coloraxis",
+                             hovertemplate=_hover()), row=2, col=1)
+    outline = dict(type="rect", xref="x2 domain", yref="y2", x0=0, x1=1, y0=first - k0 - 0.5, y1=last - k0 + 0.5,
+                   line=dict(color=OKABE_ITO["vermillion"], width=3))
+    fig.add_shape(**outline)
+    fig.update_xaxes(type="category", row=1, col=1,
+                     **token_x_axis(block_labels(tokens, f), plot_px(NARROW_LABEL_PX if narrow else 80), angle=-60))
+    fig.update_yaxes(type="category", row=1, col=1, autorange="reversed",
+                     **token_y_axis(list(tokens[first:last + 1]), strip_px))
+    fig.update_xaxes(type="category", row=2, col=1, title_text=t("fig.attention.key_axis"),
+                     **token_x_axis(near_labels, map_px, angle=-60))
+    fig.update_yaxes(type="category", row=2, col=1, autorange="reversed",
+                     **token_y_axis(near_labels, map_px))
+    order = np.argsort(-rows.max(axis=0))[:3]  # the keys the chosen queries weigh most
+    strongest = ", ".join(f"{plain(tokens[k])} #{k} ({float(rows[:, k].max()):.3f})" for k in order)
+    title = t("fig.attention.focus_title", layer=data.layer, head=head, query=plain(tokens[first]), at=first)
+    subtitle = t("fig.attention.focus_subtitle", keys=strongest)
+    alt = t("fig.alt.focus", title=title, keys=strongest)
+    top = float(max(rows.max(), around.max()))
+    under = label_depth(token_x_axis(near_labels, map_px, angle=-60)) + X_TITLE_ROOM
+    height = top_margin(title, subtitle, subplot_titles=1) + strip_px + gap_px + map_px + under
+    if not narrow:
+        fig.update_layout(**base_layout(height, title, subtitle, subplot_titles=1, alt=alt, separators=SEPARATORS,
+                                        coloraxis=_coloraxis(top)))
+        fig.update_layout(margin_b=under)
+        return fig
+    fig.update_layout(**base_layout(height + COLORBAR_ROOM, title, subtitle, subplot_titles=1, alt=alt,
+                                    separators=SEPARATORS, coloraxis=_coloraxis(top, under / map_px)))
+    fig.update_layout(margin_b=under + COLORBAR_ROOM)
+    return fig
+
+
+MAP_MAX_HEIGHT_FOCUS = 420  # px for the focus view's map on a wide screen: with the strip, a 768-px screen's room
+
+
+def attention_figure(result, view: str, layer: int = 0, head: int = 0, hide_special: bool = False, stat="entropy",
+                     query: int = 0, span: int = 1):
     """The figure for one view of the attention tab (see backend.attention.VIEWS); bad choices raise InputError."""
-    data = attention_view(result, view, layer, head, hide_special, stat)
+    data = attention_view(result, view, layer, head, hide_special, stat, query, span)
     layer, head = data.layer, int(head)  # checked whole numbers: sliders may send 1.0
     if view == "head":
         return head_heatmap(result, layer, head, hide_special)
+    if view == "focus":
+        return focus_view(result, layer, head, hide_special, query, span)
     if view == "layer":
         return layer_heads(result, layer, hide_special)
+    if view == "heads":
+        return every_head(result, hide_special, selected=(layer, head))
     if view == "overview":
         return head_overview(result, stat, hide_special, selected=(layer, head))
     if view == "lines":
         return head_lines(result, layer, head, hide_special)
     if view == "mean":
-        return aggregate_heatmap(data.values, data.tokens, t("fig.attention.mean_title", layer=layer))
-    return aggregate_heatmap(data.values, data.tokens, t("fig.attention.rollout_title", layer=layer))
+        return aggregate_heatmap(data.values, data.tokens, t("fig.attention.mean_title", layer=layer), data.block)
+    return aggregate_heatmap(data.values, data.tokens, t("fig.attention.rollout_title", layer=layer), data.block)
 
 
 # --- BERT beside GPT-2 --------------------------------------------------------------------------
 
 
+MASK_CELLS = 128  # the causal mask is drawn at most this many cells a side (max-pooled: a cell is blue if any may)
+
+
 def causal_mask_figure(n_tokens: int, tokens=None) -> go.Figure:
-    """GPT-2's causal mask: query q may attend to key k only when k <= q (blue); the rest is masked."""
+    """GPT-2's causal mask: query q may attend to key k only when k <= q (blue); the rest is masked. Past MASK_CELLS
+    tokens each cell covers several, blue where any of them may attend (the triangle is the same at any size)."""
     tokens = list(tokens) if tokens is not None else [str(i) for i in range(n_tokens)]
-    mask = np.tril(np.ones((n_tokens, n_tokens), dtype=np.float32))  # (Q, K): 1 = may attend
-    names = token_names(tokens)
+    mask, f = pool_max(np.tril(np.ones((n_tokens, n_tokens), dtype=np.uint8)), MASK_CELLS)  # (Q, K): 1 = may attend
+    names = block_names(tokens, f)
     query, key = t("fig.attention.query"), t("fig.attention.key")
+    gap = 1 if len(names) <= 48 else 0  # cell borders while cells are wide enough to see them
     trace = go.Heatmap(
-        z=mask, x=names, y=names, colorscale=MASK_SCALE, zmin=0, zmax=1, showscale=False, xgap=1, ygap=1,
+        z=mask, x=names, y=names, colorscale=MASK_SCALE, zmin=0, zmax=1, showscale=False, xgap=gap, ygap=gap,
         hovertemplate=f"{query} %{{y}} → {key} %{{x}}: %{{z}}<extra>{t('fig.attention.mask_legend')}</extra>",
     )
     fig = go.Figure(trace)
     title = t("fig.attention.mask_title")  # short enough for a phone
-    _map_layout(fig, tokens, title, "", t("fig.alt.mask", title=title, n=n_tokens), key, query)
+    _map_layout(fig, block_labels(tokens, f), title, "", t("fig.alt.mask", title=title, n=n_tokens), key, query)
     return fig
 
 

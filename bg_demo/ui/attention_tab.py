@@ -1,4 +1,7 @@
-"""Attention tab: one run of BERT or GPT-2, then any layer, head and view redrawn from the stored weights."""
+"""Attention tab: one run of BERT or GPT-2, then any layer, head and view redrawn from the stored weights.
+
+A session keeps a `Ref` (attention_store.py); the maps themselves are kept once for every session showing the same
+text, so a class opening the teacher's 512-token link holds one copy, not forty."""
 
 from __future__ import annotations
 
@@ -8,10 +11,10 @@ import logging
 
 import gradio as gr
 
-from bg_demo import backend, config, figures
-from bg_demo.backend.attention import ATTENTION_MAX_TOKENS, HEAD_STATS, VIEWS, attention_view
+from bg_demo import config, figures
+from bg_demo.backend.attention import FOCUS_MAX_QUERIES, HEAD_STATS, VIEWS, AttentionResult, attention_view
 from bg_demo.figures.style import OKABE_ITO
-from bg_demo.ui import common, downloads
+from bg_demo.ui import attention_store, common, downloads
 from bg_demo.ui.links import Follows, Page
 from bg_demo.ui.strings import every_language, t
 from bg_demo.ui.view import intro
@@ -21,7 +24,7 @@ log = logging.getLogger(__name__)
 
 
 def notice(result) -> str:
-    layers, heads = result.weights.shape[:2]
+    layers, heads = result.shape[:2] if hasattr(result, "shape") else result.weights.shape[:2]
     model = config.public_name(result.model_id)  # a local folder by its name, never its path on the server
     read = t("attention.read", model=model, n=len(result.tokens), layers=layers, heads=heads)
     if not result.truncated:
@@ -35,9 +38,9 @@ def show(text: str, role: str, model: str | None = None, progress=gr.Progress())
     # it does not offer for the role, naming those it does
     leftover = {value for other in ROLES if other != role for _, value in common.model_choices(other)}
     model = None if not model or model in leftover else model
-    result = common.run(role, backend.attention, text, role, model_id=model, compact=True, progress=progress)
-    marks = [t("attention.special") if special else None for special in result.special]
-    return result, notice(result), common.token_view(result.tokens, marks), named(result.summary())
+    ref = common.run(role, attention_store.shared().open, text, role, model_id=model, progress=progress)
+    marks = [t("attention.special") if special else None for special in ref.special]
+    return ref, notice(ref), common.token_view(ref.tokens, marks), named(ref.summary())
 
 
 MODEL_KEYS = ("model_id", "encoder_id", "decoder_id")  # where a result names the model that made it
@@ -51,27 +54,41 @@ def named(data):
     return [named(value) for value in data] if isinstance(data, list) else data
 
 
-def fit_sliders(result, layer: int, head: int):
-    """The sliders' ranges for the model just run; a choice beyond them moves to the last layer or head."""
-    n_layers, n_heads = result.weights.shape[:2]
+def fit_sliders(ref, layer: int, head: int, query: int):
+    """The sliders' ranges for the model just run; a choice beyond them moves to the last layer, head or token."""
+    n_layers, n_heads, n_tokens = ref.shape[:3]
     return (
         gr.Slider(maximum=n_layers - 1, value=min(int(layer), n_layers - 1)),
         gr.Slider(maximum=n_heads - 1, value=min(int(head), n_heads - 1)),
+        gr.Slider(maximum=n_tokens - 1, value=min(int(query), n_tokens - 1)),
     )
 
 
-def draw(result, view: str, layer: int, head: int, hide: bool, stat: str):
-    if result is None:
+def maps(ref):
+    """The result a ref stands for: the shared copy, or the model run again if it was dropped for room (a result
+    itself, as a caller of these functions may hand one, is its own)."""
+    if isinstance(ref, AttentionResult):
+        return ref
+    return common.run(ref.role, attention_store.shared().result, ref)
+
+
+def draw(ref, view: str, layer: int, head: int, hide: bool, stat: str, query: int = 0, span: int = 1):
+    if ref is None:
         return None
-    return common.run(result.role, figures.attention_figure, result, view, layer, head, hide, stat)
+    return common.run(ref.role, figures.attention_figure, maps(ref), view, layer, head, hide, stat, query, span)
 
 
-def export(result, view: str, layer: int, head: int, hide: bool, stat: str):
-    if result is None:
+def focus_controls(view: str):
+    """The focus window's sliders, shown with its view only."""
+    return gr.Slider(visible=view == "focus"), gr.Slider(visible=view == "focus")
+
+
+def export(ref, view: str, layer: int, head: int, hide: bool, stat: str, query: int = 0, span: int = 1):
+    if ref is None:
         raise gr.Error(t("attention.run_first"), print_exception=False)
-    data = common.run(result.role, attention_view, result, view, layer, head, hide, stat)
+    data = common.run(ref.role, attention_view, maps(ref), view, layer, head, hide, stat, query, span)
     try:
-        return write_files(data, f"attention-{result.role}-{view}-layer{data.layer}")
+        return write_files(data, f"attention-{ref.role}-{view}-layer{data.layer}")
     except OSError as exc:  # a full disk, an unwritable temporary folder: said beside the button, without its path
         log.warning("the attention export could not be written: %s", exc)
         reason = exc.strerror or type(exc).__name__
@@ -121,7 +138,7 @@ def build() -> list[Page]:
         intro("attention.about")
         with gr.Row():
             text = gr.Textbox(
-                label=t("attention.text", n=ATTENTION_MAX_TOKENS), lines=1, max_lines=4, scale=3
+                label=t("attention.text"), lines=1, max_lines=4, scale=3
             )
             with gr.Column(scale=1, min_width=220):
                 choices = [(t(f"attention.role.{role}"), role) for role in ROLES]
@@ -146,6 +163,8 @@ def build() -> list[Page]:
                 view = gr.Radio([(t(f"attention.view.{v}"), v) for v in VIEWS], value="head", label=t("attention.view"))
                 layer = gr.Slider(0, 11, value=0, step=1, label=t("attention.layer"))
                 head = gr.Slider(0, 11, value=0, step=1, label=t("attention.head"))
+                query = gr.Slider(0, 511, value=0, step=1, label=t("attention.query"), visible=False)
+                span = gr.Slider(1, FOCUS_MAX_QUERIES, value=1, step=1, label=t("attention.span"), visible=False)
                 hide = gr.Checkbox(value=False, label=t("attention.hide_special"))
                 stats = [(t(f"attention.stat.{s}"), s) for s in HEAD_STATS]
                 stat = gr.Dropdown(stats, value="entropy", label=t("attention.stat"))
@@ -157,22 +176,24 @@ def build() -> list[Page]:
         with gr.Accordion(t("common.raw"), open=False):
             raw.render()
 
-        controls = [state, view, layer, head, hide, stat]
-        view_fields = {"view": view, "layer": layer, "head": head, "hide": hide, "stat": stat}
+        controls = [state, view, layer, head, hide, stat, query, span]
+        view_fields = {"view": view, "layer": layer, "head": head, "hide": hide, "stat": stat, "query": query,
+                       "span": span}
         page = task.wire(button, text, fields=view_fields)
         page.follows = (Follows("model", "role", common.model_choices),)  # a link's role and model agree
         redraw = common.shown_inline(draw, 1)  # its errors (and the export's) go to the page's error box too
-        state.change(fit_sliders, [state, layer, head], [layer, head], api_visibility="private").then(
+        state.change(fit_sliders, [state, layer, head, query], [layer, head, query], api_visibility="private").then(
             redraw, controls, [plot, task.error], api_visibility="private"
         )
         gr.on(
-            [view.input, layer.input, head.input, hide.input, stat.input],
+            [view.input, layer.input, head.input, hide.input, stat.input, query.input, span.input],
             redraw,
             controls,
             [plot, task.error],
             api_visibility="private",
             trigger_mode="always_last",
         )
+        view.change(focus_controls, view, [query, span], api_visibility="private", queue=False)
         # any change of role (a click, an example, a link) swaps the picker's models; a result names what made it
         role.change(models_of, [role, model], model, api_visibility="private", queue=False)
         state.change(ran, state, [role, model], api_visibility="private", queue=False)

@@ -8,8 +8,8 @@ from gradio.context import Context
 from bg_demo import backend, config, figures
 from bg_demo.text import t as in_language
 from bg_demo.text import tables
-from bg_demo.ui import common, language
-from bg_demo.ui.attention_tab import named
+from bg_demo.ui import attention_store, common, language
+from bg_demo.ui.attention_tab import maps, named
 from bg_demo.ui.links import Page, share_row
 from bg_demo.ui.strings import joined, rows, t, table
 from bg_demo.ui.view import intro
@@ -22,16 +22,16 @@ KINDS = ("position_embedding", "attention_type")  # facts the backend gives as i
 
 
 def attend(text: str, encoder: str | None = None, decoder: str | None = None, progress=gr.Progress()):
-    result = common.run("encoder", backend.compare, text, encoder_id=encoder or None, decoder_id=decoder or None,
-                        compact=True, progress=progress)
+    result = common.run("encoder", attention_store.shared().compare, text, encoder_id=encoder or None,
+                        decoder_id=decoder or None, progress=progress)  # refs: the maps are kept once for a class
     mask = figures.causal_mask_figure(len(result.decoder.tokens), result.decoder.tokens)
     return result, mask, figures.future_share_bars(result), named(result.summary())
 
 
 def fit_sliders(result, layer: int, head: int):
     """Ranges both models have, so one layer and head index is valid for each."""
-    n_layers = min(result.encoder.weights.shape[0], result.decoder.weights.shape[0])
-    n_heads = min(result.encoder.weights.shape[1], result.decoder.weights.shape[1])
+    n_layers = min(result.encoder.shape[0], result.decoder.shape[0])
+    n_heads = min(result.encoder.shape[1], result.decoder.shape[1])
     return (
         gr.Slider(maximum=n_layers - 1, value=min(int(layer), n_layers - 1)),
         gr.Slider(maximum=n_heads - 1, value=min(int(head), n_heads - 1)),
@@ -42,7 +42,8 @@ def draw_heads(result, layer: int, head: int):
     if result is None:
         return None, None
     layer, head = int(layer), int(head)
-    return figures.head_heatmap(result.encoder, layer, head), figures.head_heatmap(result.decoder, layer, head)
+    encoder, decoder = (maps(ref) for ref in (result.encoder, result.decoder))
+    return figures.head_heatmap(encoder, layer, head), figures.head_heatmap(decoder, layer, head)
 
 
 def word_vectors(first: str, second: str, word: str, encoder: str | None = None, decoder: str | None = None,
