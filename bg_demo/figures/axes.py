@@ -155,9 +155,16 @@ def label_depth(axis: dict) -> int:
     return 24
 
 
+NARROW_ROW_MIN_PX, NARROW_MAP_MAX_PX = 6, 900
+
+
 def narrow_map_height(rows: int, chrome: int) -> int:
-    """A phone's map: about square cells across the plot's width (rows get at least 6 px), plus `chrome` px."""
-    return int(chrome + min(max(plot_px(NARROW_LABEL_PX), 6 * rows), 900))
+    """A phone's map: about square cells across the plot's width (rows get at least 6 px, up to 900 px), plus
+    `chrome` px. Past 150 rows no row can have its 6 px: the map is drawn square, as its cells are (a 512-token map
+    900 px tall and 300 px wide only stretches the pattern)."""
+    if NARROW_ROW_MIN_PX * rows > NARROW_MAP_MAX_PX:
+        return int(chrome + plot_px(NARROW_LABEL_PX))
+    return int(chrome + min(max(plot_px(NARROW_LABEL_PX), NARROW_ROW_MIN_PX * rows), NARROW_MAP_MAX_PX))
 
 
 def percent_ticks(span: float, ticks: int = PERCENT_TICKS) -> dict:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bg_demo import backend
-from bg_demo.backend.attention import AttentionResult, derived, future_share, sink_tokens
+from bg_demo.backend.attention import AttentionResult, derived, future_share, prepare_views, sink_tokens
 
 DEFAULT_BUDGET_MB = 400  # a BERT-base result at 512 tokens is ~80 MB with its rollout: five of them, or one GPT-2 at 1,024
 BUDGET_VARIABLE = "BG_DEMO_ATTENTION_CACHE_MB"
@@ -130,6 +130,8 @@ class AttentionStore:
                     return found
                 result = make()
                 self.put(key, result)
+                # the views over every map computed now, beside the first view, not when a student first clicks one
+                threading.Thread(target=prepare_views, args=(result,), name="attention-views", daemon=True).start()
                 with self._guard:
                     self.runs += 1
                 return result
@@ -161,6 +163,7 @@ class AttentionStore:
             found = [both.encoder, both.decoder]
             for key, result in zip(keys, found):
                 self.put(key, result)
+                threading.Thread(target=prepare_views, args=(result,), name="attention-views", daemon=True).start()
         encoder, decoder = (ref_of(key, result) for key, result in zip(keys, found))
         shares = [derived(result, "future_share", lambda r=result: future_share(r.weights)) for result in found]
         return CompareRef(encoder.text, encoder, decoder, *shares)

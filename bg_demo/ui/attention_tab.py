@@ -148,8 +148,9 @@ def build() -> list[Page]:
                 button = gr.Button(t("attention.run"), variant="primary")
         state = gr.State(None, time_to_live=common.STATE_SECONDS)  # the weights every redraw reads
         summary = gr.Markdown(render=False)
-        tokens = gr.HighlightedText(
-            label=t("attention.tokens"), color_map=dict.fromkeys(every_language("attention.special"), OKABE_ITO["sky"]), render=False
+        tokens = gr.HighlightedText(  # a page of 512 tokens scrolls in its own box, so the map stays near the top
+            label=t("attention.tokens"), color_map=dict.fromkeys(every_language("attention.special"), OKABE_ITO["sky"]),
+            render=False, elem_classes=["bg-token-list"],
         )
         raw = gr.JSON(render=False)
         task = common.Task(show, {"text": text, "role": role, "model": model}, [state, summary, tokens, raw], page_id=TAB_ID,
