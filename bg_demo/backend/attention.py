@@ -138,9 +138,10 @@ def attention(
         with torch.inference_mode():  # the body only: no vocabulary projection is needed here
             output = model.base_model(**encoding, output_attentions=True)
             maps = output.attentions  # L tensors (1, H, Q, K)
+            kept = torch.float16 if compact else torch.float32
             weights = np.empty((len(maps), *maps[0].shape[1:]), dtype=np.float16 if compact else np.float32)
-            for i, layer in enumerate(maps):
-                weights[i] = layer[0].float().cpu().numpy()
+            for i, layer in enumerate(maps):  # torch converts on every core (numpy's float16 cast takes one)
+                weights[i] = layer[0].to(kept).cpu().numpy()
         del output, maps
         ids = encoding["input_ids"][0].tolist()
         tokens = display_tokens(tokenizer, ids)  # bg_demo.tokens: the same labels as every other view
@@ -251,11 +252,13 @@ def shown_tokens(result: AttentionResult, hide: bool = False) -> tuple[tuple[str
     return tokens, sink_tokens([False] * len(tokens), result.attention_type)
 
 
-def _maps(result: AttentionResult, index, hide: bool) -> np.ndarray:
+def _maps(result: AttentionResult, index, hide: bool, exact: bool = True) -> np.ndarray:
     """result.weights[index] (a layer, or a layer and a head) as float32, special tokens dropped and rows
-    renormalised when hide says so."""
-    weights = np.asarray(result.weights[index], dtype=np.float32)
-    return weights if _kept(result, hide) is None else hide_special(weights, result.special)
+    renormalised when hide says so; exact=False leaves the stored float16 as it is where nothing is renormalised
+    (max-pooling picks values, it needs no float32)."""
+    if _kept(result, hide) is None:
+        return np.asarray(result.weights[index], dtype=np.float32) if exact else result.weights[index]
+    return hide_special(np.asarray(result.weights[index], dtype=np.float32), result.special)
 
 
 def head_weights(result: AttentionResult, layer: int, head: int, hide: bool = False) -> np.ndarray:
@@ -306,9 +309,13 @@ def pool_max(matrix: np.ndarray, cells: int) -> tuple[np.ndarray, int]:
     if f == 1:
         return matrix, 1
     rows, cols = -(-q // f), -(-k // f)
-    padded = np.zeros((*matrix.shape[:-2], rows * f, cols * f), dtype=matrix.dtype)  # weights >= 0: 0 never wins
-    padded[..., :q, :k] = matrix
-    return padded.reshape(*matrix.shape[:-2], rows, f, cols, f).max(axis=(-3, -1)), f
+    if (rows * f, cols * f) == (q, k):  # 512 and 1,024 divide evenly: no padded copy
+        padded = matrix
+    else:
+        padded = np.zeros((*matrix.shape[:-2], rows * f, cols * f), dtype=matrix.dtype)  # weights >= 0: 0 never wins
+        padded[..., :q, :k] = matrix
+    pooled = padded.reshape(*matrix.shape[:-2], rows, f, cols, f).max(axis=-1).max(axis=-2)
+    return pooled.astype(np.float32), f
 
 
 def blocks(n: int, f: int) -> list[tuple[int, int]]:
@@ -320,7 +327,7 @@ def thumbnails(result: AttentionResult, hide: bool = False) -> tuple[np.ndarray,
     """Every layer's and head's map max-pooled to THUMB_CELLS a side: ((L, H, P, P) float32, f), once per result."""
 
     def make():
-        pooled = [pool_max(layer_weights(result, i, hide), THUMB_CELLS) for i in range(result.weights.shape[0])]
+        pooled = [pool_max(_maps(result, i, hide, exact=False), THUMB_CELLS) for i in range(result.weights.shape[0])]
         return np.stack([p for p, _ in pooled]), pooled[0][1]
 
     return derived(result, ("thumbnails", hide), make)
@@ -359,7 +366,7 @@ def attention_view(
         rows = head_weights(result, layer, head, hide)[first:last + 1]
         return AttentionView(view, layer, head, ("query", "key"), "weight", tokens, rows, query_start=first)
     if view == "layer":
-        values, f = pool_max(layer_weights(result, layer, hide), PANEL_CELLS)
+        values, f = pool_max(_maps(result, layer, hide, exact=False), PANEL_CELLS)
         return AttentionView(view, layer, None, ("head", "query", "key"), "weight", tokens, values, block=f)
     if view == "heads":
         values, f = thumbnails(result, hide)

@@ -85,6 +85,7 @@ class AttentionStore:
         self._guard = threading.Lock()
         self._running: dict[tuple, threading.Lock] = {}  # one run of the model per key at a time
         self.runs = 0  # how many results were made (not found here): for tests and the benchmark
+        self.preparing: dict[tuple, threading.Thread] = {}  # the last views' preparation per key (see `_prepare`)
 
     @staticmethod
     def key(text: str, role: str, model_id: str | None) -> tuple:
@@ -130,14 +131,21 @@ class AttentionStore:
                     return found
                 result = make()
                 self.put(key, result)
-                # the views over every map computed now, beside the first view, not when a student first clicks one
-                threading.Thread(target=prepare_views, args=(result,), name="attention-views", daemon=True).start()
+                self._prepare(key, result)
                 with self._guard:
                     self.runs += 1
                 return result
         finally:
             with self._guard:
                 self._running.pop(key, None)
+
+    def _prepare(self, key: tuple, result: AttentionResult) -> None:
+        """The views over every map computed now, on a thread beside the first view, not when a student first
+        clicks one of them."""
+        thread = threading.Thread(target=prepare_views, args=(result,), name="attention-views", daemon=True)
+        thread.start()
+        with self._guard:
+            self.preparing = {k: t for k, t in self.preparing.items() if t.is_alive()} | {key: thread}
 
     def open(self, text: str, role: str, model_id: str | None = None) -> Ref:
         """The ref for `text` through the role's model (`model_id`, or its default), running the model only if
@@ -163,7 +171,7 @@ class AttentionStore:
             found = [both.encoder, both.decoder]
             for key, result in zip(keys, found):
                 self.put(key, result)
-                threading.Thread(target=prepare_views, args=(result,), name="attention-views", daemon=True).start()
+                self._prepare(key, result)
         encoder, decoder = (ref_of(key, result) for key, result in zip(keys, found))
         shares = [derived(result, "future_share", lambda r=result: future_share(r.weights)) for result in found]
         return CompareRef(encoder.text, encoder, decoder, *shares)
