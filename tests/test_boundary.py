@@ -21,6 +21,12 @@ def _generated_ids() -> list[int]:
     return [info.token_id for info in backend.generate("Once", "greedy", max_new_tokens=2).generated[0]]
 
 
+def _answer_attention():
+    found = backend.answer("Who introduced it?", CONTEXT)
+    window = found.alternatives[0].window if found.alternatives else None
+    return backend.answer_attention("Who introduced it?", CONTEXT, found.start, found.end, window)
+
+
 def _last(stream):
     *_, result = stream
     return result
@@ -32,6 +38,7 @@ CALLS = {
     "classify": lambda: backend.classify("I loved this movie."),
     "recognize_entities": lambda: backend.recognize_entities(ENTITIES, "average"),
     "answer": lambda: backend.answer("Who introduced it?", CONTEXT),
+    "answer_attention": _answer_attention,
     "next_sentence": lambda: backend.next_sentence("The man went to the store.", "He bought milk."),
     "generate": lambda: backend.generate("Once upon a time", "beam", max_new_tokens=3, num_beams=2),
     "generate_stream": lambda: _last(backend.generate_stream("Once", "top_k", max_new_tokens=3, seed=1)),

@@ -106,6 +106,13 @@ def attention_result(n=6) -> AttentionResult:
     return AttentionResult("x", "encoder", tokens, (False,) * n, weights, False, n, "bidirectional", "synthetic")
 
 
+def answer_attention():
+    context = "The Transformer was introduced in 2017 by Ashish Vaswani at Google."
+    found = backend.answer("Who introduced it?", context)
+    window = found.alternatives[0].window if found.alternatives else None
+    return backend.answer_attention("Who introduced it?", context, found.start, found.end, window)
+
+
 FIGURES = {
     "head_heatmap": lambda: figures.head_heatmap(attention_result(), 0, 0),
     "aggregate_heatmap": lambda: figures.aggregate_heatmap(np.eye(3), ["a", "b", "c"], "Identity"),
@@ -124,6 +131,7 @@ FIGURES = {
     "embedding_norms": lambda: figures.embedding_norms(backend.input_representation("The man.", "He left.")),
     "causal_loss_bars": lambda: figures.causal_loss_bars(backend.causal_lm("Once upon a time there was a robot.")),
     "explanation_rows": lambda: figures.explanation_rows(backend.explain_fill_mask("The cat sat on the [MASK].")),
+    "answer_attention_lines": lambda: figures.answer_attention_lines(answer_attention(), 0, 0),
 }
 
 

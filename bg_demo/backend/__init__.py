@@ -25,6 +25,7 @@ from bg_demo.backend import next_sentence as _next_sentence
 from bg_demo.backend import next_token as _next_token
 from bg_demo.backend import pretraining as _pretraining
 from bg_demo.backend import qa as _qa
+from bg_demo.backend import qa_attention as _qa_attention
 from bg_demo.backend.generation import GenerationSettings, seed_or_draw
 
 # Every function below that reads a model goes through `gpu.dispatched`: an ordinary call here, a call in a GPU
@@ -47,6 +48,7 @@ fill_mask = gpu.dispatched(_fill_mask.fill_mask, ("encoder",))
 classify = gpu.dispatched(_classify.classify, ("sentiment",))
 recognize_entities = gpu.dispatched(_entities.recognize_entities, ("ner",))
 answer = gpu.dispatched(_qa.answer, ("qa",))
+answer_attention = gpu.dispatched(_qa_attention.answer_attention, ("qa",))
 next_sentence = gpu.dispatched(_next_sentence.next_sentence, ("encoder",))
 mlm_corruption = gpu.dispatched(_pretraining.mlm_corruption, ("encoder",))
 input_representation = gpu.dispatched(_pretraining.input_representation, ("encoder",))
@@ -73,6 +75,7 @@ generate = gpu.dispatched(_generation.generate, ("decoder",))
 __all__ = [
     "GenerationSettings",
     "answer",
+    "answer_attention",
     "attention",
     "causal_lm",
     "classify",

@@ -21,10 +21,12 @@ from bg_demo.figures.generation import (
     token_probability_html,
 )
 from bg_demo.figures.pretraining import causal_loss_bars, embedding_norms
+from bg_demo.figures.qa_attention import answer_attention_lines
 from bg_demo.figures.tasks import fill_mask_bars, label_bars
 
 __all__ = [
     "aggregate_heatmap",
+    "answer_attention_lines",
     "attention_figure",
     "beam_figure",
     "causal_loss_bars",

@@ -102,6 +102,39 @@ EN = {
         "{null:.2f} beats the best span, \"{best}\", at {best_logit:.2f})."
     ),
     "qa.none_no_span": "**No answer**: the model found no span in the context.",
+    # question answering: where the answer looks (the attention of its window, from its first and last tokens)
+    "qa.attention.title": "Where the answer looks",
+    "qa.attention.about": (
+        "The attention of the window the answer came from, read from the answer's **first** and **last** tokens: "
+        "at the layer and head you pick, how much each of the two attends to every token of that window (the "
+        "question, the context, `[CLS]` and `[SEP]`). It shows where the model looks, not why it answered; "
+        "`[CLS]` and `[SEP]` often take most of it."
+    ),
+    "qa.attention.run": "Show where the answer looks",
+    "qa.attention.layer": "Layer (0 = first)",
+    "qa.attention.head": "Head (0 = first)",
+    "qa.attention.plot": "Attention from the answer",
+    "qa.attention.read": "Window {window} of {windows}, {n} tokens; the answer is tokens {start}–{end} of it.",
+    "qa.attention.no_answer": (
+        "There is no answer to look from: the model said this context does not answer the question. Ask another "
+        "question, or give a context that holds the answer, and click “Answer” again."
+    ),
+    "qa.attention.not_in_window": (
+        "The answer (characters {start}–{end}) is not a span of the context's tokens in window {window}: pass the "
+        "window and the offsets the answer came with (`alternatives[0].window`, `start`, `end`)."
+    ),
+    "qa.attention.run_first": "Click “Answer” first: this view reads the attention of the answer on screen.",
+    "fig.qa_attention.title": "Where the answer looks: layer {layer}, head {head}",
+    "fig.qa_attention.subtitle": "window {window} of {windows} ({n} tokens); answer: {answer}",
+    "fig.qa_attention.from_start": "from the start, {token}",
+    "fig.qa_attention.from_end": "from the end, {token}",
+    "fig.qa_attention.part.special": "special",
+    "fig.qa_attention.part.question": "question",
+    "fig.qa_attention.part.context": "context",
+    "fig.qa_attention.answer": "answer",
+    "fig.qa_attention.keys": "tokens of the window (keys)",
+    "fig.qa_attention.weight": "attention weight",
+    "fig.qa_attention.alt": "{title}: two lines over the {n} tokens of window {window}, the attention from the answer's first token and from its last. The first attends most to '{start_key}' ({start_weight}), the last to '{end_key}' ({end_weight}).",
     # next sentence
     "nsp.tab": "Next sentence",
     "nsp.about": (

@@ -105,6 +105,39 @@ JA: dict[str, str] = {
         "が、最良のスパン「{best}」のスコア {best_logit:.2f} を上回っています）。"
     ),
     "qa.none_no_span": "**答えなし**：モデルはコンテキストの中にスパンを見つけられませんでした。",
+    # question answering: where the answer looks (the attention of its window, from its first and last tokens)
+    "qa.attention.title": "答えが見ている所",
+    "qa.attention.about": (
+        "答えが出たウィンドウのアテンションを、答えの**最初**と**最後**のトークンから読みます。選んだ層とヘッドで、"
+        "この 2 つのトークンがウィンドウ内の各トークン（質問、コンテキスト、`[CLS]`、`[SEP]`）にどれだけ注意を"
+        "向けているかを示します。モデルがどこを見ているかであって、なぜそう答えたかではありません。"
+        "`[CLS]` と `[SEP]` がほとんどを占めることもよくあります。"
+    ),
+    "qa.attention.run": "答えが見ている所を表示",
+    "qa.attention.layer": "層（0 = 最初）",
+    "qa.attention.head": "ヘッド（0 = 最初）",
+    "qa.attention.plot": "答えからのアテンション",
+    "qa.attention.read": "ウィンドウ {window}/{windows}、{n} トークン。答えはその中のトークン {start}–{end} です。",
+    "qa.attention.no_answer": (
+        "見る答えがありません。モデルはこのコンテキストでは質問に答えられないと判断しました。別の質問をするか、"
+        "答えを含むコンテキストを入れて、もう一度「答える」を押してください。"
+    ),
+    "qa.attention.not_in_window": (
+        "答え（文字 {start}–{end}）はウィンドウ {window} のコンテキストのトークンでできたスパンではありません。"
+        "答えと一緒に返されたウィンドウと位置（`alternatives[0].window`、`start`、`end`）を渡してください。"
+    ),
+    "qa.attention.run_first": "先に「答える」を押してください。この表示は画面上の答えのアテンションを読みます。",
+    "fig.qa_attention.title": "答えが見ている所：層 {layer}、ヘッド {head}",
+    "fig.qa_attention.subtitle": "ウィンドウ {window}/{windows}（{n} トークン）、答え：{answer}",
+    "fig.qa_attention.from_start": "最初のトークン {token} から",
+    "fig.qa_attention.from_end": "最後のトークン {token} から",
+    "fig.qa_attention.part.special": "特殊",
+    "fig.qa_attention.part.question": "質問",
+    "fig.qa_attention.part.context": "コンテキスト",
+    "fig.qa_attention.answer": "答え",
+    "fig.qa_attention.keys": "ウィンドウのトークン（キー）",
+    "fig.qa_attention.weight": "アテンションの重み",
+    "fig.qa_attention.alt": "{title}：ウィンドウ {window} の {n} 個のトークンの上に引いた 2 本の線で、答えの最初と最後のトークンからのアテンションです。最初のトークンが最も注意を向けるのは「{start_key}」（{start_weight}）、最後のトークンは「{end_key}」（{end_weight}）です。",
     # next sentence
     "nsp.tab": "次文予測",
     "nsp.about": (

@@ -100,6 +100,38 @@ KO: dict[str, str] = {
         "\"{best}\"의 점수 {best_logit:.2f}보다 높아요)."
     ),
     "qa.none_no_span": "**답 없음**: 모델이 지문에서 구간을 찾지 못했어요.",
+    # question answering: where the answer looks (the attention of its window, from its first and last tokens)
+    "qa.attention.title": "답이 보는 곳",
+    "qa.attention.about": (
+        "답이 나온 윈도우의 어텐션을 답의 **첫** 토큰과 **마지막** 토큰에서 읽어요. 고른 층과 헤드에서 두 토큰이 "
+        "그 윈도우의 각 토큰(질문, 지문, `[CLS]`, `[SEP]`)에 얼마나 주의를 기울이는지 보여 줘요. 모델이 어디를 "
+        "보는지일 뿐 왜 그렇게 답했는지는 아니에요. `[CLS]`와 `[SEP]`가 대부분을 가져가는 일이 흔해요."
+    ),
+    "qa.attention.run": "답이 보는 곳 보기",
+    "qa.attention.layer": "층 (0 = 첫 번째)",
+    "qa.attention.head": "헤드 (0 = 첫 번째)",
+    "qa.attention.plot": "답에서 나가는 어텐션",
+    "qa.attention.read": "윈도우 {window}/{windows}, 토큰 {n}개. 답은 그중 토큰 {start}–{end} 자리에 있어요.",
+    "qa.attention.no_answer": (
+        "볼 답이 없어요. 모델이 이 지문으로는 질문에 답할 수 없다고 했어요. 다른 질문을 하거나 답이 들어 있는 "
+        "지문을 넣고 ‘답 찾기’를 다시 눌러 주세요."
+    ),
+    "qa.attention.not_in_window": (
+        "문자 {start}–{end} 자리의 답은 윈도우 {window}의 지문 토큰으로 이루어진 구간이 아니에요. 답과 함께 받은 "
+        "윈도우와 위치(`alternatives[0].window`, `start`, `end`)를 넘겨 주세요."
+    ),
+    "qa.attention.run_first": "먼저 ‘답 찾기’를 눌러 주세요. 이 보기는 화면에 있는 답의 어텐션을 읽어요.",
+    "fig.qa_attention.title": "답이 보는 곳: 층 {layer}, 헤드 {head}",
+    "fig.qa_attention.subtitle": "윈도우 {window}/{windows} (토큰 {n}개), 답: {answer}",
+    "fig.qa_attention.from_start": "시작 토큰 {token}에서",
+    "fig.qa_attention.from_end": "끝 토큰 {token}에서",
+    "fig.qa_attention.part.special": "특수",
+    "fig.qa_attention.part.question": "질문",
+    "fig.qa_attention.part.context": "지문",
+    "fig.qa_attention.answer": "답",
+    "fig.qa_attention.keys": "윈도우의 토큰 (키)",
+    "fig.qa_attention.weight": "어텐션 가중치",
+    "fig.qa_attention.alt": "{title}: 윈도우 {window}의 토큰 {n}개 위에 그린 두 선으로, 답의 첫 토큰과 마지막 토큰에서 나가는 어텐션이에요. 첫 토큰은 '{start_key}' 쪽을 가장 많이 보고({start_weight}), 마지막 토큰은 '{end_key}' 쪽을 가장 많이 봐요({end_weight}).",
     # next sentence
     "nsp.tab": "다음 문장",
     "nsp.about": (

@@ -1,0 +1,289 @@
+"""Where the answer looks: the attention rows of the answer's first and last tokens, in the window it came from."""
+
+import json
+import pickle
+
+import numpy as np
+import pytest
+import torch
+
+from bg_demo import backend, figures, text
+from bg_demo.backend.qa_attention import PARTS
+from bg_demo.errors import InputError
+from bg_demo.figures import screen
+from bg_demo.figures.axes import MAX_TICK_LABELS, TICK_NUDGE
+from bg_demo.testing import corpus_lines
+
+WINDOW, STRIDE = 384, 128
+LONG = " ".join(corpus_lines() * 3)  # several windows
+QUESTIONS = ("Who wrote the paper?", "Where is the company based?", "When?", "What is it?")
+
+
+@pytest.fixture
+def answered(tiny_dir):
+    """A question whose answer the tiny model finds in a window other than the first, and that answer."""
+    for question in QUESTIONS:
+        result = backend.answer(question, LONG)
+        if result.answer is not None and result.alternatives[0].window > 0:
+            return question, result
+    pytest.fail("no question of QUESTIONS is answered from a later window by the tiny model")
+
+
+def _looked(question, result):
+    return backend.answer_attention(question, LONG, result.start, result.end, result.alternatives[0].window)
+
+
+def reference(tiny_dir, question, context, window: int):
+    """transformers itself, on its own: the window's ids, offsets and sequence ids, and every layer's and head's
+    attention (L, H, T, T), from the whole QA model run with eager attention on that window alone."""
+    from transformers import AutoModelForQuestionAnswering, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_dir / "qa")
+    model = AutoModelForQuestionAnswering.from_pretrained(tiny_dir / "qa", attn_implementation="eager").eval()
+    enc = tokenizer(question, context, truncation="only_second", max_length=WINDOW, stride=STRIDE,
+                    return_overflowing_tokens=True, return_offsets_mapping=True)
+    ids, types = enc["input_ids"][window], enc["token_type_ids"][window]
+    with torch.no_grad():
+        out = model(input_ids=torch.tensor([ids]), token_type_ids=torch.tensor([types]), output_attentions=True)
+    weights = torch.stack(out.attentions)[:, 0].numpy()  # (L, H, T, T)
+    tokens = tokenizer.convert_ids_to_tokens(ids)
+    return len(enc["input_ids"]), tokens, enc["offset_mapping"][window], enc.sequence_ids(window), weights
+
+
+def test_the_rows_are_transformers_attention_from_the_answers_first_and_last_tokens(answered, tiny_dir):
+    question, result = answered
+    looked = _looked(question, result)
+    window = result.alternatives[0].window
+    n_windows, tokens, offsets, sequence, weights = reference(tiny_dir, question, LONG, window)
+    assert looked.window == window > 0 and looked.n_windows == n_windows == len(result.windows) > 2
+    assert looked.tokens == tuple(tokens)  # the window as preprocess builds it, padding left out
+    assert looked.parts == tuple("special" if s is None else PARTS[1 + s] for s in sequence)
+    # the tokens it reads from are the answer's own: their offsets span exactly the answer in the context
+    assert sequence[looked.start] == sequence[looked.end] == 1
+    assert (offsets[looked.start][0], offsets[looked.end][1]) == (result.start, result.end)
+    assert looked.answer == result.answer == LONG[result.start : result.end]
+    layers, heads = weights.shape[:2]
+    assert looked.rows.shape == (layers, heads, 2, len(tokens)) and looked.rows.dtype == np.float16
+    expected = weights[:, :, [looked.start, looked.end], :]  # every layer and head, the two rows
+    np.testing.assert_allclose(looked.rows.astype(np.float32), expected, atol=1e-3, rtol=0)
+    np.testing.assert_allclose(looked.rows.astype(np.float32).sum(-1), 1.0, atol=2e-2)
+
+
+def test_the_window_matters(answered, tiny_dir):
+    """Another window the same span is read in gives other rows; a window without it is refused."""
+    question, result = answered
+    window = result.alternatives[0].window
+    other = next(w for w in (window - 1, window + 1) if 0 <= w < len(result.windows))
+    lo, hi = result.windows[other]
+    if lo <= result.start and result.end <= hi:  # the overlap holds it: read there, it is another window's rows
+        there = backend.answer_attention(question, LONG, result.start, result.end, other)
+        assert there.window == other and there.tokens != _looked(question, result).tokens
+    far = next(w for w, (lo, hi) in enumerate(result.windows) if hi <= result.start or lo >= result.end)
+    with pytest.raises(InputError, match=f"not a span of the context's tokens in window {far + 1}"):
+        backend.answer_attention(question, LONG, result.start, result.end, far)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("Who?", LONG, None, None, None), "no answer to look from"),
+        (("Who?", LONG, 0, 5, 99), "window"),
+        (("Who?", LONG, 5, 5, 0), "end"),
+        (("Who?", LONG, 0, len(LONG) + 9, 0), "end"),
+        (("Who?", LONG, "a", 5, 0), "start"),
+        (("", LONG, 0, 5, 0), "question is empty"),
+        (("Who?", " ", 0, 1, 0), "context is empty"),
+    ],
+)
+def test_bad_input_says_what_to_change(args, message):
+    with text.use("en"), pytest.raises(InputError, match=message):
+        backend.answer_attention(*args)
+
+
+def test_the_result_pickles_and_keeps_only_two_rows(answered):
+    looked = _looked(*answered)
+    copy = pickle.loads(pickle.dumps(looked))
+    np.testing.assert_array_equal(copy.rows, looked.rows)
+    summary = looked.summary()
+    assert "rows" not in summary and summary["shape"] == list(looked.rows.shape)
+    assert json.loads(json.dumps(summary)) == summary
+
+
+# --- the figure --------------------------------------------------------------------------------------------------
+
+
+def _bert_base_sized(looked):
+    """The same window with bert-base's 12 layers x 12 heads of rows (the figure's size follows the model's)."""
+    rows = np.random.default_rng(0).random((12, 12, 2, len(looked.tokens))).astype(np.float16)
+    return type(looked)(**{**looked.__dict__, "rows": rows})
+
+
+def test_the_figure_draws_both_rows_over_the_keys_with_the_regions_and_the_answer_marked(answered):
+    looked = _looked(*answered)
+    assert len(looked.tokens) == WINDOW  # a full window: the size that matters
+    with text.use("en"), screen.use(1024):
+        fig = figures.answer_attention_lines(looked, 1, 2)
+    start, end = fig.data
+    np.testing.assert_array_equal(start.y, looked.rows[1, 2, 0].astype(np.float32))
+    np.testing.assert_array_equal(end.y, looked.rows[1, 2, 1].astype(np.float32))
+    assert list(start.x) == list(range(WINDOW))
+    # the hover: the whole token (its position and part) and the weight to 3 decimals
+    assert start.customdata[looked.start] == f"{looked.tokens[looked.start]} #{looked.start} · context"
+    assert start.customdata[0] == "[CLS] #0 · special" and start.customdata[1].endswith("· question")
+    assert "%{y:.3f}" in start.hovertemplate and "%{customdata}" in start.hovertemplate
+    assert looked.tokens[looked.start] in start.name and looked.tokens[looked.end] in end.name
+    # labels thinned: at most MAX_TICK_LABELS at 1024 px
+    ticks = fig.layout.xaxis.tickvals
+    assert len(ticks) <= MAX_TICK_LABELS < WINDOW and ticks[0] == TICK_NUDGE
+    bands = {(s.x0, s.x1) for s in fig.layout.shapes}
+    question = [i for i, part in enumerate(looked.parts) if part == "question"]
+    assert (question[0] - 0.5, question[-1] + 0.5) in bands
+    assert (looked.start - 0.5, looked.end + 0.5) in bands
+    words = {a.text for a in fig.layout.annotations}
+    assert {"question", "<b>answer</b>"} <= words
+    assert "layer 1, head 2" in fig.layout.title.text
+    assert fig.layout.meta["alt"].startswith("Where the answer looks: layer 1, head 2")
+
+
+@pytest.mark.parametrize("width", [390, 1024, 1280])
+def test_the_figure_fits_the_screen_and_stays_under_a_megabyte(answered, width):
+    big = _bert_base_sized(_looked(*answered))
+    with text.use("en"), screen.use(width):
+        fig = figures.answer_attention_lines(big, 11, 11)
+    assert len(fig.to_json()) < 1_000_000
+    axis = fig.layout.xaxis
+    if width < screen.NARROW:  # a phone: upright labels, as many as fit, and the whole width
+        assert axis.tickangle == -90 and len(axis.tickvals) <= (width - screen.PAGE_PADDING) // 16
+        assert fig.layout.margin.l <= 4 and fig.layout.legend.orientation == "h"
+    else:
+        assert len(axis.tickvals) <= MAX_TICK_LABELS
+    assert fig.layout.height <= (2400 if width < screen.NARROW else 600)
+
+
+def test_the_figure_refuses_a_layer_or_head_the_model_lacks(answered):
+    looked = _looked(*answered)
+    layers, heads = looked.rows.shape[:2]
+    with text.use("en"):
+        with pytest.raises(InputError, match="layer"):
+            figures.answer_attention_lines(looked, layers, 0)
+        with pytest.raises(InputError, match="head"):
+            figures.answer_attention_lines(looked, 0, heads)
+
+
+def test_the_figure_is_worded_in_the_language_served(answered):
+    looked = _looked(*answered)
+    for lang in text.LANGS:
+        with text.use(lang):
+            fig = figures.answer_attention_lines(looked, 0, 0)
+        assert fig.layout.title.text == text.t("fig.qa_attention.title", lang, layer=0, head=0)
+        assert fig.layout.xaxis.title.text == text.t("fig.qa_attention.keys", lang)
+
+
+# --- the tab -----------------------------------------------------------------------------------------------------
+
+
+def _in_page(demo, fn):
+    """The handler the built app runs in the browser for `fn`, and the outputs it writes (the error box last)."""
+    from bg_demo.ui import reword
+
+    for dependency in demo.fns.values():
+        if getattr(dependency.fn, "__wrapped__", None) is fn and getattr(dependency.fn, reword.MARK, False):
+            return dependency.fn, dependency.outputs
+    raise LookupError(fn)
+
+
+@pytest.fixture
+def demo(tiny_dir):
+    from bg_demo.ui import build_demo
+
+    return build_demo()
+
+
+def test_the_tab_reads_the_answers_window_once_and_redraws_any_layer_and_head_from_it(answered, demo, monkeypatch):
+    import gradio as gr
+
+    from bg_demo.ui import qa_tab
+
+    question, _ = answered
+    calls = []
+    real = backend.answer_attention
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(backend, "answer_attention", counted)
+    predict, predict_out = _in_page(demo, qa_tab.predict)
+    look, look_out = _in_page(demo, qa_tab.look)
+    draw, draw_out = _in_page(demo, qa_tab.draw)
+    *_, raw, box = predict(question, LONG, progress=None)
+    assert box.visible is False
+    state, note, box = look(raw, progress=None)
+    assert box.visible is False and len(calls) == 1
+    assert state.window == raw["alternatives"][0]["window"] and (state.start, state.end) != (None, None)
+    assert f"Window {state.window + 1} of {len(raw['windows'])}" in note
+    assert isinstance(look_out[0], gr.State) and look_out[-1] is predict_out[-1]  # the page's error box
+    layers, heads = state.rows.shape[:2]
+    layer_slider, head_slider = qa_tab.fit_sliders(state, 99, 0)
+    assert layer_slider.maximum == layers - 1 and layer_slider.value == layers - 1
+    for layer, head in ((0, 0), (layers - 1, heads - 1), (1, 0)):
+        fig, box = draw(state, layer, head)
+        assert box.visible is False
+        np.testing.assert_array_equal(fig.data[0].y, state.rows[layer, head, 0].astype(np.float32))
+    assert len(calls) == 1  # redraws read the kept rows: the model ran once
+    assert draw_out[-1] is predict_out[-1]
+    _, box = draw(state, layers, 0)  # a layer the model lacks: said in the page's error box
+    assert box.visible is True and "layer" in box.value
+
+
+def test_the_tab_says_when_there_is_no_answer_to_look_from(answered, demo):
+    import gradio as gr
+
+    from bg_demo.ui import qa_tab
+
+    look, _ = _in_page(demo, qa_tab.look)
+    _, result = answered
+    silent = dict(result.to_dict(), answer=None, start=None, end=None)  # as /qa gives a "no answer"
+    with text.use("en"):
+        state, note, box = look(silent, progress=None)
+        assert state == gr.skip()  # nothing kept: the previous view stays
+        assert box.visible is True and "no answer to look from" in box.value
+        *_, box = look(None, progress=None)
+        assert box.visible is True and "Answer" in box.value and "first" in box.value
+    assert qa_tab.draw(None, 0, 0) is None
+
+
+def test_a_language_switch_redraws_the_view_from_the_kept_rows(answered, demo, monkeypatch):
+    """The page's last look and redraw are replayed in the new language from what the backend gave them."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from gradio.context import LocalContext
+
+    from bg_demo.ui import language, qa_tab, reword
+
+    question, result = answered
+    calls = []
+    real = backend.answer_attention
+    monkeypatch.setattr(backend, "answer_attention", lambda *a, **k: calls.append(a) or real(*a, **k))
+    look, look_out = _in_page(demo, qa_tab.look)
+    draw, draw_out = _in_page(demo, qa_tab.draw)
+    request = SimpleNamespace(session_hash="qa-attention-switch", headers={"accept-language": "en-US"})
+    token = LocalContext.request.set(request)
+    text.set_resolver(language.resolve)
+    try:
+        state, _, _ = look(result.to_dict(), progress=None)
+        draw(state, 1, 2)
+        language.remember("ko", request)
+        again, shown = reword.rewording(demo)
+        values = dict(zip((block._id for block in shown), asyncio.run(again("ko", request))))
+    finally:
+        language.forget(request)
+        LocalContext.request.reset(token)
+        text.set_resolver(None)
+    assert len(calls) == 1  # replayed from the kept rows, not run again
+    assert values[draw_out[0]._id].layout.title.text == text.t("fig.qa_attention.title", "ko", layer=1, head=2)
+    assert values[look_out[1]._id].startswith(text.t("qa.attention.read", "ko", window=state.window + 1,
+                                                     windows=state.n_windows, n=len(state.tokens),
+                                                     start=state.start, end=state.end))
+    assert look_out[0]._id not in values  # the kept rows are not sent again
