@@ -384,7 +384,14 @@ def _with_markup():
     causal = backend.causal_lm("Once upon a time.")
     masked = backend.predict_masked_both("The cat sat on the [MASK].")
     why = backend.explain_classify("I loved it.")
+    context = "Ada wrote the paper in London. " * 3
+    question, answered = next((q, a) for q in ("Who wrote the paper?", "Where?", "What?")
+                              if (a := backend.answer(q, context)).answer)
+    looked = backend.answer_attention(question, context, answered.start, answered.end, answered.alternatives[0].window)
     return {
+        "answer_attention_lines": figures.answer_attention_lines(
+            replace(looked, tokens=(looked.tokens[0], MARKUP, *looked.tokens[2:])), 0, 0
+        ),
         "head_heatmap": figures.head_heatmap(attention, 0, 0),
         "aggregate_heatmap": figures.aggregate_heatmap(np.eye(4), tokens, "mean"),
         "layer_heads": figures.layer_heads(attention, 0),
