@@ -512,7 +512,7 @@ def test_attention_words_come_from_the_text_table(korean):
     layout = fig["layout"]
     assert layout["title"]["text"] == "KO:Layer 1, head 2"
     assert layout["xaxis"]["title"]["text"].startswith("KO:") and layout["yaxis"]["title"]["text"].startswith("KO:")
-    assert fig["data"][0]["hovertemplate"].startswith("KO:query %{y} → KO:key %{x}<br>KO:weight %{z:.3f}")
+    assert fig["data"][0]["hovertemplate"].startswith("KO:query %{y} → KO:key %{x}<br>KO:weight %{z:05,d}")
     overview = figures.head_overview(attention_result(), "entropy").to_dict()
     assert overview["layout"]["title"]["text"] == "KO:Every head at a glance: KO:entropy (bits)"
     assert overview["data"][0]["colorbar"]["title"]["text"] == "KO:entropy"
