@@ -170,3 +170,24 @@ def test_the_why_view_explains_the_prediction_on_screen(page, app_url, query, li
     rows = _visible(page, ".js-plotly-plot .ytick >> text=integrated gradients")
     expect(rows.first).to_be_visible()
     expect(_visible(page, "text=Open this layer and head in the Attention tab")).to_have_count(1 if link else 0)
+
+
+def test_a_512_token_text_on_a_phone_draws_every_view_and_scrolls_nothing_sideways(browser, app_url):
+    """A page of text on a 390-px phone: the head at full resolution, then the focus window and every head's map,
+    each drawn (its title on screen) while the page stays as wide as the phone."""
+    from urllib.parse import urlencode
+
+    page_text = " ".join(f"Sentence {i} tells of the river bank and a walk to town." for i in range(60))
+    phone = browser.new_page(viewport={"width": 390, "height": 844})
+    try:
+        phone.goto(f"{app_url}?{urlencode({'tab': 'attention', 'text': page_text, 'role': 'encoder', 'run': '1'})}")
+        expect(phone.get_by_text("512 tokens").first).to_be_visible(timeout=60_000)  # the notice: cut at BERT's limit
+        expect(phone.locator(".js-plotly-plot .gtitle", has_text="Layer 0, head 0")).to_be_visible(timeout=60_000)
+        for view, title in (("Focus on a query (full resolution)", "where '[CLS]' #0 looks"),
+                            ("Every head's map (thumbnails)", "Every head: 2 layers × 4 heads")):
+            phone.get_by_label(view).check()
+            expect(phone.locator(".js-plotly-plot .gtitle", has_text=title)).to_be_visible(timeout=60_000)
+            assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+        expect(phone.locator(".toast-body.error")).to_have_count(0)
+    finally:
+        phone.close()
