@@ -309,13 +309,16 @@ def pool_max(matrix: np.ndarray, cells: int) -> tuple[np.ndarray, int]:
     if f == 1:
         return matrix, 1
     rows, cols = -(-q // f), -(-k // f)
+    half = matrix.dtype == np.float16
+    if half:  # numpy has no fast float16 max; non-negative float16 values order as their bits do, read as uint16
+        matrix = matrix.view(np.uint16)
     if (rows * f, cols * f) == (q, k):  # 512 and 1,024 divide evenly: no padded copy
         padded = matrix
     else:
         padded = np.zeros((*matrix.shape[:-2], rows * f, cols * f), dtype=matrix.dtype)  # weights >= 0: 0 never wins
         padded[..., :q, :k] = matrix
     pooled = padded.reshape(*matrix.shape[:-2], rows, f, cols, f).max(axis=-1).max(axis=-2)
-    return pooled.astype(np.float32), f
+    return (pooled.view(np.float16) if half else pooled).astype(np.float32), f
 
 
 def blocks(n: int, f: int) -> list[tuple[int, int]]:
