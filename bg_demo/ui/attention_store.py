@@ -31,7 +31,7 @@ BUDGET_VARIABLE = "BG_DEMO_ATTENTION_CACHE_MB"
 class Ref:
     """What a session keeps of an attention result: everything but the maps, and the key to find them."""
 
-    key: tuple  # (role, model id as asked, "" for the role's default, text)
+    key: tuple  # (role, the model's source, text, the model as asked: "" for the role's default)
     text: str
     role: str
     tokens: tuple[str, ...]
@@ -89,7 +89,11 @@ class AttentionStore:
 
     @staticmethod
     def key(text: str, role: str, model_id: str | None) -> tuple:
-        return (role, model_id or "", text)
+        """(role, the model that will read it, text, the model as asked): the role's default is named by what it is
+        now (a server, or a test, may change it), and the model as asked is what a rerun asks for again."""
+        from bg_demo import config
+
+        return (role, model_id or config.settings().source(role), text, model_id or "")
 
     def used(self) -> int:
         with self._guard:
@@ -156,7 +160,7 @@ class AttentionStore:
 
     def result(self, ref: Ref) -> AttentionResult:
         """The maps a ref stands for: from here, or made again if they were dropped to stay within the budget."""
-        _, model_id, text = ref.key
+        _, _, text, model_id = ref.key
         return self._made(ref.key, lambda: backend.attention(text, ref.role, model_id=model_id or None, compact=True))
 
     def compare(self, text: str, encoder_id: str | None = None, decoder_id: str | None = None) -> CompareRef:
