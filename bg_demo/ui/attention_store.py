@@ -54,7 +54,7 @@ class Ref:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # numpy fields: compared and hashed by identity (gradio hashes a state's value)
 class CompareRef:
     """What a session keeps of a BERT vs GPT-2 run: both models' refs and the per-layer shares (a few numbers)."""
 
