@@ -4,6 +4,7 @@ registry once, for GPT-2's vocabulary, which is then read from a cache: see bg_d
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 
@@ -81,6 +82,9 @@ def tiny_env(tiny_dir, monkeypatch):
     monkeypatch.setenv("BG_DEMO_MODEL_DIR", str(tiny_dir))
     monkeypatch.setenv("BG_DEMO_DEVICE", TEST_DEVICE)
     config.settings.cache_clear()
+    store = sys.modules.get("bg_demo.ui.attention_store")
+    if store is not None:  # each test starts with no attention maps shared from an earlier one
+        store._shared = None
     yield tiny_dir
     config.settings.cache_clear()
 

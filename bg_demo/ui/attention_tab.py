@@ -161,9 +161,10 @@ def build() -> list[Page]:
         # the controls beside the map on a laptop or projector, so a slider moves in sight of what it changes
         with gr.Row(equal_height=False):
             with gr.Column(scale=1, min_width=250):
-                view = gr.Radio([(t(f"attention.view.{v}"), v) for v in VIEWS], value="head", label=t("attention.view"))
+                # the sliders first: beside the top of the map on a 768-px screen, above the eight views' list
                 layer = gr.Slider(0, 11, value=0, step=1, label=t("attention.layer"))
                 head = gr.Slider(0, 11, value=0, step=1, label=t("attention.head"))
+                view = gr.Radio([(t(f"attention.view.{v}"), v) for v in VIEWS], value="head", label=t("attention.view"))
                 query = gr.Slider(0, 511, value=0, step=1, label=t("attention.query"), visible=False)
                 span = gr.Slider(1, FOCUS_MAX_QUERIES, value=1, step=1, label=t("attention.span"), visible=False)
                 hide = gr.Checkbox(value=False, label=t("attention.hide_special"))
