@@ -47,6 +47,8 @@ LONGER = {
     ("/next_token", "text"): LIMITS.max_prompt_chars,
     ("/explain_next_token", "text"): LIMITS.max_prompt_chars,
     ("/causal_lm", "text"): LIMITS.max_prompt_chars,
+    ("/attention", "text"): LIMITS.max_prompt_chars,  # a page: up to GPT-2's 1,024 tokens
+    ("/compare", "text"): LIMITS.max_prompt_chars,
 }
 
 

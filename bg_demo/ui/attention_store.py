@@ -21,7 +21,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from bg_demo import backend
-from bg_demo.backend.attention import AttentionResult, derived, future_share, prepare_views, sink_tokens
+from bg_demo.backend.attention import (
+    AttentionResult,
+    derived,
+    future_share,
+    prepare_views,
+    require_role,
+    sink_tokens,
+)
 
 DEFAULT_BUDGET_MB = 400  # a BERT-base result at 512 tokens is ~80 MB with its rollout: five of them, or one GPT-2 at 1,024
 BUDGET_VARIABLE = "BG_DEMO_ATTENTION_CACHE_MB"
@@ -93,6 +100,7 @@ class AttentionStore:
         now (a server, or a test, may change it), and the model as asked is what a rerun asks for again."""
         from bg_demo import config
 
+        role = require_role(role)  # an unknown role is the caller's mistake, said as the backend says it
         return (role, model_id or config.settings().source(role), text, model_id or "")
 
     def used(self) -> int:
