@@ -296,3 +296,27 @@ def test_background_work_stays_away_while_the_device_is_in_use_but_not_forever()
         thread.join()
         stop.clear()
         assert low <= waited < high and uses
+
+
+def test_a_pause_between_updates_ends_when_the_request_ends_and_not_before():
+    """The page shows a few updates a second (`Handle.pause` between them); the final update, or an error, ends the
+    pause at once, so a result is never held back by it. A pause taken after the end does not wait at all."""
+    import types
+
+    from bg_demo.backend.generation.engine import Handle
+
+    async def paused(handle, seconds, *puts):
+        loop = asyncio.get_running_loop()
+        for delay, update in puts:
+            loop.call_later(delay, handle.put, update)
+        started = time.perf_counter()
+        await handle.pause(seconds)
+        return time.perf_counter() - started
+
+    step, final = types.SimpleNamespace(done=False), types.SimpleNamespace(done=True)
+    assert asyncio.run(paused(Handle(), 10.0, (0.05, step), (0.1, final))) < 5.0
+    assert asyncio.run(paused(Handle(), 10.0, (0.05, RuntimeError("the model failed")))) < 5.0
+    assert asyncio.run(paused(Handle(), 0.3, (0.05, step))) >= 0.29  # an update on the way does not end it
+    ended = Handle()
+    ended.put(final)
+    assert asyncio.run(paused(ended, 10.0)) < 5.0

@@ -196,6 +196,105 @@ def test_only_a_rendered_page_is_trimmed():
     assert serving.lighter(page) == b'<script>window.gradio_config = {"components":[{"id":1,"props":{"x":1}}]};</script>'
 
 
+class _Rendering:
+    """An ASGI app that renders a page as Gradio's route does, counting its renders (with the scope's `app`, the
+    Gradio app FastAPI puts there: its login settings and its blocks' config)."""
+
+    def __init__(self, status: int = 200, cookie: bool = False):
+        self.renders, self.status, self.cookie = 0, status, cookie
+        self.auth = self.auth_dependency = None
+        self.config = {"components": []}
+
+    def get_blocks(self):
+        return types.SimpleNamespace(config=self.config)
+
+    async def __call__(self, scope, receive, send):
+        import asyncio
+
+        self.renders += 1
+        await asyncio.sleep(0.01)  # the render takes a while: visits arriving meanwhile wait for it
+        headers = [(b"content-type", b"text/html; charset=utf-8")] + ([(b"set-cookie", b"a=1")] if self.cookie else [])
+        host = dict(scope["headers"]).get(b"host", b"")
+        await send({"type": "http.response.start", "status": self.status, "headers": headers})
+        await send({"type": "http.response.body", "body": b"<html>root http://" + host + b" render %d</html>" % self.renders})
+
+
+def _visits(app, *requests) -> list[bytes]:
+    """Each request `(path, headers)` through `serving.PageCache(app)`, all at once: the bodies, in order."""
+    import asyncio
+
+    cache = serving.PageCache(app)
+
+    async def visit(path, headers):
+        sent = []
+
+        async def send(message):
+            sent.append(message)
+
+        scope = {"type": "http", "method": "GET", "path": path, "query_string": b"", "scheme": "http", "app": app,
+                 "headers": [(k.encode(), v.encode()) for k, v in headers.items()]}
+        await cache(scope, None, send)
+        assert sent[0]["type"] == "http.response.start"
+        return b"".join(m.get("body", b"") for m in sent[1:])
+
+    async def run():
+        return await asyncio.gather(*(visit(path, headers) for path, headers in requests))
+
+    return asyncio.run(run())
+
+
+def test_the_page_and_config_are_rendered_once_per_address_and_sent_from_memory_after():
+    app = _Rendering()
+    here, there = {"host": "a.example"}, {"host": "b.example"}
+    pages = _visits(app, *[("/", here)] * 20, ("/", there))
+    assert app.renders == 2  # twenty visits at once wait for one render; another address gets its own page
+    assert set(pages[:20]) == {pages[0]} and b"a.example" in pages[0] and b"b.example" in pages[20]
+    _visits(app, ("/config", here), ("/config", here))
+    assert app.renders == 3  # the config a client reads is kept too
+    _visits(app, ("/gradio_api/info", here), ("/gradio_api/info", here))
+    assert app.renders == 5  # nothing else is
+
+
+def test_a_kept_page_is_dropped_when_the_config_changes_and_never_kept_with_a_login_or_a_cookie():
+    app = _Rendering()
+    first, again = _visits(app, ("/", {}), ("/", {}))
+    assert app.renders == 1 and first == again
+    for change in ("config", "auth", "cookie", "status"):
+        app = _Rendering(status=500 if change == "status" else 200, cookie=change == "cookie")
+        if change == "auth":
+            app.auth = [("teacher", "secret")]
+        cache = serving.PageCache(app)
+        if change == "config":
+            _visit_with(cache, app)
+            app.config = {"components": [1]}
+        _visit_with(cache, app)
+        _visit_with(cache, app)
+        assert app.renders == 2, change  # config: rendered before and after the change, then kept; others: never kept
+
+
+def _visit_with(cache, app) -> None:
+    import asyncio
+
+    async def send(message):
+        pass
+
+    scope = {"type": "http", "method": "GET", "path": "/", "query_string": b"", "scheme": "http", "app": app,
+             "headers": []}
+    asyncio.run(cache(scope, None, send))
+
+
+def test_the_app_s_page_and_config_come_from_memory_with_the_root_of_the_address_they_were_asked_at(app_url):
+    first, again = _page(app_url, "gzip"), _page(app_url, "gzip")
+    assert first.content == again.content and first.headers["content-encoding"] == "gzip"
+    proxied = httpx.get(app_url, headers={"Accept-Encoding": "gzip", "X-Forwarded-Host": "school.example"})
+    assert _inlined(proxied.text, "config")["root"] == "http://school.example"
+    assert _inlined(first.text, "config")["root"] != "http://school.example"
+    config, again = httpx.get(f"{app_url}config").json(), httpx.get(f"{app_url}config").json()
+    assert config == again and len(config["components"]) > 500 and config["root"] != "http://school.example"
+    proxied = httpx.get(f"{app_url}config", headers={"X-Forwarded-Host": "school.example"}).json()
+    assert proxied["root"] == "http://school.example"
+
+
 def test_a_generation_s_updates_still_arrive_one_by_one_through_the_compression(app_url, monkeypatch, in_flight):
     """Event streams pass the gzip middleware as they are: each update of a generation reaches a client that accepts
     gzip while the generation still runs, not all at once at its end."""

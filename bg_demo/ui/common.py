@@ -113,8 +113,9 @@ async def stream(role: str, submit, session: str, progress: gr.Progress | None =
                     yield update
                     if not update.done:
                         # a student reads no faster than this, and every message costs the server the same
-                        # whatever it holds: a class of streams sends fewer, fuller ones (the newest is kept)
-                        await asyncio.sleep(STREAM_INTERVAL)
+                        # whatever it holds: a class of streams sends fewer, fuller ones (the newest is kept); the
+                        # final update ends the pause at once
+                        await handle.pause(STREAM_INTERVAL)
         finally:
             handle.cancel()  # a no-op once finished; at once when the stream was cut short
 

@@ -10,6 +10,7 @@ can cancel it. The pieces here sit at the two places Gradio leaves open: an ASGI
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import datetime
 import hashlib
@@ -379,3 +380,79 @@ def _trim(page: bytes) -> bytes:
                 endpoint.pop("code_snippets", None)
         page = page[:start] + str(toorjson(value)).encode() + page[end:]
     return page
+
+
+# --- the page, rendered once ----------------------------------------------------------------------------------------
+
+PAGES_CACHED = 16  # rendered pages kept (least recently used dropped first): one per address and link asked for
+_KEPT_PATHS = ("/", "", "/config", "/config/")  # the page, and the config a client reads
+# what the page Gradio renders depends on besides the path and the query: the address it was asked at (its root URL,
+# `gradio.route_utils.get_request_origin`) and the encodings the browser takes
+_PAGE_HEADERS = (b"host", b"x-forwarded-host", b"x-forwarded-proto", b"x-gradio-server", b"accept-encoding")
+
+
+class PageCache:
+    """ASGI middleware: the app's page (a GET of `/`) and its config (`/config`, what API clients and a reconnecting
+    page read) rendered, trimmed and compressed once per address and link, then sent from memory.
+
+    Gradio renders both afresh for every request: deep copies of the whole config (~700 KB of components), and for
+    the page the template and the compression, ~0.1 s of CPU on 2 vCPU (py-spy: 70% of it the copies), holding the
+    interpreter lock. During a class's burst that CPU is the streams', and a student opening the page waited up to
+    0.95 s; forty API clients connecting at once held every other request for seconds. Both depend only on the
+    address they are asked at, the query (Gradio's `page` and `deep_link`) and the browser's encodings, unless the
+    app has a login (then they name the user, and nothing is kept). An entry is used only while Gradio's config is
+    the object it was rendered from. The same URL asked by many at once is rendered once; the others wait for it.
+
+    Why here, not in the balancer's cache (HAProxy has one): a page served by the balancer reaches no front end,
+    so it gets no sticky cookie, and the page's first requests would be spread over the front ends; and a Space
+    has no balancer."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+        self._pages: OrderedDict[tuple, tuple] = OrderedDict()  # key -> (config, response start, body)
+        self._rendering: dict[tuple, asyncio.Event] = {}
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http" or scope["method"] != "GET" or scope["path"] not in _KEPT_PATHS:
+            return await self.app(scope, receive, send)
+        fastapi_app = scope.get("app")
+        if fastapi_app is None or getattr(fastapi_app, "auth", None) is not None \
+                or getattr(fastapi_app, "auth_dependency", None) is not None:
+            return await self.app(scope, receive, send)
+        config = fastapi_app.get_blocks().config
+        headers = dict(scope.get("headers", []))
+        key = (scope.get("scheme"), scope.get("root_path", ""), scope["path"], scope.get("query_string", b""),
+               *(headers.get(name, b"") for name in _PAGE_HEADERS))
+        while (rendering := self._rendering.get(key)) is not None:  # another visit renders this page now
+            await rendering.wait()
+        if (page := self._pages.get(key)) is not None and page[0] is config:
+            self._pages.move_to_end(key)
+            return await _send_page(send, page[1], page[2])
+        self._rendering[key] = rendering = asyncio.Event()
+        try:
+            start: dict = {}
+            body: list[bytes] = []
+
+            async def kept(message) -> None:
+                nonlocal start
+                if message["type"] == "http.response.start":
+                    start = message
+                elif message["type"] == "http.response.body":
+                    body.append(message.get("body", b""))
+                await send(message)
+
+            await self.app(scope, receive, kept)
+            names = {name.lower() for name, _ in start.get("headers", [])}
+            if start.get("status") == 200 and b"set-cookie" not in names:
+                self._pages[key] = (config, start, b"".join(body))
+                self._pages.move_to_end(key)
+                while len(self._pages) > PAGES_CACHED:
+                    self._pages.popitem(last=False)
+        finally:
+            del self._rendering[key]
+            rendering.set()
+
+
+async def _send_page(send, start: dict, body: bytes) -> None:
+    await send(start)
+    await send({"type": "http.response.body", "body": body})

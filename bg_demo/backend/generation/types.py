@@ -167,19 +167,41 @@ class Handle:
         self._latest: GenerationResult | BaseException | None = None
         self._ready = threading.Event()
         self._waker: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
+        self._ended = False  # the final update (or the error) has been put
+        self._pausing: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
 
     def put(self, update: GenerationResult | BaseException) -> None:
         """Engine side: the newest snapshot (or the error that ended the request)."""
+        final = isinstance(update, BaseException) or update.done
         with self._lock:
             self._latest = update
-            waker = self._waker
+            self._ended = self._ended or final
+            wakers = [self._waker, self._pausing if final else None]
         self._ready.set()
-        if waker is not None:
+        for waker in wakers:
+            if waker is None:
+                continue
             loop, event = waker
             try:
                 loop.call_soon_threadsafe(event.set)
             except RuntimeError:  # the consumer's loop has closed: nobody is listening
                 self.cancel()
+
+    async def pause(self, seconds: float) -> None:
+        """Wait `seconds` before taking the next update (a consumer that shows a few updates a second), or less:
+        the final update, or an error, ends the wait at once, so the result is never held back by the pause."""
+        event = asyncio.Event()
+        with self._lock:
+            if self._ended:
+                return
+            self._pausing = (asyncio.get_running_loop(), event)
+        try:
+            await asyncio.wait_for(event.wait(), seconds)
+        except TimeoutError:
+            pass
+        finally:
+            with self._lock:
+                self._pausing = None
 
     def cancel(self) -> None:
         self.cancelled.set()
