@@ -106,6 +106,19 @@ def test_bert_tasks_from_many_front_ends_share_a_forward_pass(tier, here):
     assert max(replica["largest_batch"] for replica in tier.replicas("sentiment")) > 1
 
 
+def test_every_replica_runs_as_the_config_says(tier):
+    """The settings deploy/serve.yaml gives the replicas reach every one (torch's threads sleep between parallel
+    regions: a spinning thread takes the CPU of the front ends and Ray beside it), with a thread per CPU here."""
+    import os
+
+    from bg_demo import config
+
+    for role in config.ROLES:
+        for replica in tier.replicas(role):
+            assert replica["settings"] == {"OMP_WAIT_POLICY": "PASSIVE", "TOKENIZERS_PARALLELISM": "false"}, role
+            assert replica["threads"] == os.cpu_count(), role
+
+
 def test_an_error_crosses_as_the_backends_own(tier):
     with pytest.raises(InputError) as caught:
         backend.fill_mask("There is no gap in this sentence.")

@@ -30,6 +30,7 @@ MAX_ONGOING = 256
 # cost a message through Ray.
 STREAM_PACE_SECONDS = 0.1
 CONFIG = Path(__file__).resolve().parents[2] / "deploy" / "serve.yaml"  # the tier as a school deploys it
+RUN_SETTINGS = ("OMP_WAIT_POLICY", "TOKENIZERS_PARALLELISM")  # how a replica runs, as `info` reports it
 
 
 @serve.deployment(max_ongoing_requests=MAX_ONGOING, ray_actor_options={"num_cpus": 1})
@@ -89,7 +90,10 @@ class RoleModels:
             yield _Failed(error)
 
     def info(self) -> dict:
-        """This replica as data: its name, process, resident memory, models in memory and generations running."""
+        """This replica as data: its name, process, resident memory, models in memory, generations running, and how
+        it runs (torch's threads, the config's settings it was started with)."""
+        import torch
+
         from bg_demo import models
         from bg_demo.backend.generation import engine
 
@@ -97,7 +101,8 @@ class RoleModels:
         if models.is_loaded("decoder"):
             rows = engine.engine_for(models.get("decoder")).rows
         return dict(name=self.name, role=self.role, pid=os.getpid(), rss=_rss(), rows=rows,
-                    largest_batch=self.largest_batch,
+                    largest_batch=self.largest_batch, threads=torch.get_num_threads(),
+                    settings={name: os.environ.get(name, "") for name in RUN_SETTINGS},
                     models=[(info.role, info.model_id) for info in models.snapshot().models])
 
 
@@ -171,13 +176,15 @@ def local(roles=None, replicas: dict | None = None, cpus: dict | None = None, th
     overrides the config's replicas, `cpus` the CPUs Ray reserves per replica (default 0: a machine of 2 CPUs could
     not reserve the config's), `threads` torch's threads per replica (default: this machine's CPUs, as a process
     here has). The replicas read the model settings (`BG_DEMO_MODEL_DIR` and the like) from this process's
-    environment and `env`, not from the config's, which names a school's folders."""
+    environment and `env`, not from the config's, which names a school's folders; the config's other settings
+    (how a replica runs) they take from it."""
     import ray
     from ray.serve import RunTarget, run_many
 
     replicas, cpus, threads = replicas or {}, cpus or {}, threads or {}
+    declared = applications(config)
     names = [name for name in os.environ if name.startswith(("BG_DEMO_", "HF_")) and name != cluster.ENV]
-    env_vars = {name: os.environ[name] for name in names} | {"TOKENIZERS_PARALLELISM": "false"} | (env or {})
+    env_vars = {name: os.environ[name] for name in names} | _settings(declared) | (env or {})
     if not ray.is_initialized():
         if address:
             ray.init(address=address, log_to_driver=False, namespace="bg-demo", runtime_env={"env_vars": env_vars})
@@ -186,7 +193,7 @@ def local(roles=None, replicas: dict | None = None, cpus: dict | None = None, th
                      runtime_env={"env_vars": env_vars})
     serve.start(proxy_location="Disabled")
     targets = []
-    for application in applications(config):
+    for application in declared:
         role = application.args["role"]
         if roles is not None and role not in roles:
             continue
@@ -197,6 +204,17 @@ def local(roles=None, replicas: dict | None = None, cpus: dict | None = None, th
         ).bind(role, bool(application.args.get("preload", True)), threads.get(role, os.cpu_count() or 1))
         targets.append(RunTarget(deployment, name=application.name, route_prefix=application.route_prefix))
     run_many(targets)
+
+
+def _settings(declared: list) -> dict:
+    """The environment the config gives the replicas, without what names a school's machines (the model folder, the
+    Hub's settings): how they run (`OMP_WAIT_POLICY`, `TOKENIZERS_PARALLELISM`)."""
+    env: dict = {}
+    for application in declared:
+        for name, value in ((application.runtime_env or {}).get("env_vars") or {}).items():
+            if not name.startswith(("BG_DEMO_", "HF_")):
+                env[name] = str(value)
+    return env
 
 
 def shutdown() -> None:
