@@ -69,7 +69,8 @@ GENERATE = classroom.CALLS["/generate"]  # 20 greedy tokens
 # phase 4: a kill a second in lands mid-stream, and the burst ends within the app's 30 s generation budget (at base
 # size here 20 students x 100 tokens through the tier ran into it; 20 x 20 took ~15 s)
 LONG_TOKENS = {"tiny": 100, "base": 20}
-LEVELS = (1, 5, 10, 20, 30, 40, 60, 80, 100, 120)  # phase 5; one address may hold 128 events (ui/serving.py)
+# phase 5; one address may hold 128 events (ui/serving.py); a 2-vCPU replica passes 3x between 1 and 5
+LEVELS = (1, 2, 3, 4, 5, 10, 20, 30, 40, 60, 80, 100, 120)
 SPAWN = multiprocessing.get_context("spawn")
 # Ray's processes that every node runs (the rest run on the head only): phase 7 counts them on every machine
 NODE_PROCESSES = ("raylet", "log_monitor", "ray::DashboardAgent", "ray::RuntimeEnvAgent", "ray::IDLE")
@@ -783,9 +784,11 @@ def main() -> int:
                 "cluster": servers.front_end(CLUSTER_PORTS[0], cluster=True)}
         servers.wait()
         in_class(warm, list(urls.values()))
-        nice = {info["pid"]: niceness(info["pid"]) for info in servers.replicas("decoder")}
+        decoders = servers.replicas("decoder")
+        nice = {info["pid"]: niceness(info["pid"]) for info in decoders}
         print(f"ready in {time.perf_counter() - started:.0f} s (models built, Ray head, tier deployed, front ends up); "
-              f"replicas run at nice {sorted(set(nice.values()))}, the front ends at {niceness(servers.pid(CLUSTER_PORTS[0]))}")
+              f"replicas run at nice {sorted(set(nice.values()))}, the front ends at {niceness(servers.pid(CLUSTER_PORTS[0]))}; "
+              f"a decoder replica runs {decoders[0]['threads']} torch threads with {decoders[0]['settings']}")
         if 1 not in args.skip:
             phase_lone(servers, urls, args, results)
         if 2 not in args.skip:
