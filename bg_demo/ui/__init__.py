@@ -81,15 +81,15 @@ def launch_options() -> dict:
     """What `launch()` needs besides the server address: theme and stylesheet, the bounds on sessions, the guard in
     front of the routes (`serving.Guard`), a light page (the device's own fonts; the document trimmed by
     `serving.Lighter`, then gzip-compressed for a browser that accepts it: Gradio sends its scripts compressed
-    already, and starlette's GZip leaves them and event streams alone; rendered once per address, `serving.PageCache`), and no public traffic monitor (Gradio's
-    /monitoring answers anyone)."""
+    already, and starlette's GZip leaves them and event streams alone; the page and its config rendered once per
+    address, `serving.PageCache`), and no public traffic monitor (Gradio's /monitoring answers anyone)."""
     from starlette.middleware import Middleware
     from starlette.middleware.gzip import GZipMiddleware
 
     # the first is outermost: the guard refuses before anything else runs, the page is kept as it is sent (trimmed,
     # then compressed: `serving.PageCache`), and trimmed before it is compressed
-    middleware = [Middleware(serving.Guard), Middleware(serving.PageCache), Middleware(GZipMiddleware, minimum_size=serving.GZIP_MINIMUM_BYTES,
-                                                        compresslevel=serving.GZIP_LEVEL), Middleware(serving.Lighter)]
+    gzip = Middleware(GZipMiddleware, minimum_size=serving.GZIP_MINIMUM_BYTES, compresslevel=serving.GZIP_LEVEL)
+    middleware = [Middleware(serving.Guard), Middleware(serving.PageCache), gzip, Middleware(serving.Lighter)]
     return dict(theme=gr.themes.Soft(primary_hue="blue", font=serving.FONTS, font_mono=serving.MONO_FONTS),
                 css_paths=[ASSETS / "style.css"], i18n=I18N,
                 head=language.HEAD + screen.HEAD + view.HEAD, state_session_capacity=serving.SESSION_CAPACITY, enable_monitoring=False,
