@@ -182,9 +182,9 @@ def local(roles=None, replicas: dict | None = None, cpus: dict | None = None, th
     from ray.serve import RunTarget, run_many
 
     replicas, cpus, threads = replicas or {}, cpus or {}, threads or {}
-    declared = applications(config)
+    apps = applications(config)
     names = [name for name in os.environ if name.startswith(("BG_DEMO_", "HF_")) and name != cluster.ENV]
-    env_vars = {name: os.environ[name] for name in names} | _settings(declared) | (env or {})
+    env_vars = {name: os.environ[name] for name in names} | _settings(apps) | (env or {})
     if not ray.is_initialized():
         if address:
             ray.init(address=address, log_to_driver=False, namespace="bg-demo", runtime_env={"env_vars": env_vars})
@@ -193,7 +193,7 @@ def local(roles=None, replicas: dict | None = None, cpus: dict | None = None, th
                      runtime_env={"env_vars": env_vars})
     serve.start(proxy_location="Disabled")
     targets = []
-    for application in declared:
+    for application in apps:
         role = application.args["role"]
         if roles is not None and role not in roles:
             continue
@@ -206,11 +206,11 @@ def local(roles=None, replicas: dict | None = None, cpus: dict | None = None, th
     run_many(targets)
 
 
-def _settings(declared: list) -> dict:
+def _settings(apps: list) -> dict:
     """The environment the config gives the replicas, without what names a school's machines (the model folder, the
     Hub's settings): how they run (`OMP_WAIT_POLICY`, `TOKENIZERS_PARALLELISM`)."""
     env: dict = {}
-    for application in declared:
+    for application in apps:
         for name, value in ((application.runtime_env or {}).get("env_vars") or {}).items():
             if not name.startswith(("BG_DEMO_", "HF_")):
                 env[name] = str(value)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import datetime
-import hashlib
 import json
 import logging
 import threading
@@ -290,7 +289,6 @@ GZIP_MINIMUM_BYTES = 1024  # smaller answers go as they are (a compressed header
 _UNREAD = ("api_info", "api_info_as_input", "api_info_as_output", "example_inputs", "skip_api")
 _INLINED = (b"window.gradio_config = ", b"window.gradio_api_info = ")
 _END = b";</script>"  # Gradio escapes "<" inside the JSON it inlines, so this ends it
-_PAGES_KEPT = 8  # trimmed pages remembered: they differ only by the address the page was asked for
 
 
 class Lighter:
@@ -333,31 +331,16 @@ def _is_html(start: dict) -> bool:
         and b"content-encoding" not in headers
 
 
-_trimmed: OrderedDict[bytes, bytes] = OrderedDict()
-_trimmed_guard = threading.Lock()
-
-
 def lighter(page: bytes) -> bytes:
-    """A rendered Gradio page without what its browser never reads (any other body comes back as it was). Gradio
-    renders the same page for every visit: it is trimmed once (reading and writing its JSON takes ~30 ms of the
-    event loop) and found again by a hash of it (~2 ms)."""
+    """A rendered Gradio page without what its browser never reads (any other body comes back as it was). Reading
+    and writing its JSON takes ~30 ms: it is done once per page `PageCache` keeps, not per visit."""
     if _INLINED[0] not in page:
         return page
-    digest = hashlib.blake2b(page, digest_size=16).digest()
-    with _trimmed_guard:
-        if digest in _trimmed:
-            _trimmed.move_to_end(digest)
-            return _trimmed[digest]
     try:
-        light = _trim(page)
+        return _trim(page)
     except ValueError:  # not the JSON Gradio writes: the page goes as it is rather than not at all
         log.exception("the page could not be trimmed")
         return page
-    with _trimmed_guard:
-        _trimmed[digest] = light
-        while len(_trimmed) > _PAGES_KEPT:
-            _trimmed.popitem(last=False)
-    return light
 
 
 def _trim(page: bytes) -> bytes:
@@ -385,7 +368,7 @@ def _trim(page: bytes) -> bytes:
 # --- the page, rendered once ----------------------------------------------------------------------------------------
 
 PAGES_CACHED = 16  # rendered pages kept (least recently used dropped first): one per address and link asked for
-_KEPT_PATHS = ("/", "", "/config", "/config/")  # the page, and the config a client reads
+_KEPT_PATHS = ("/", "/config", "/config/")  # the page, and the config a client reads
 # what the page Gradio renders depends on besides the path and the query: the address it was asked at (its root URL,
 # `gradio.route_utils.get_request_origin`) and the encodings the browser takes
 _PAGE_HEADERS = (b"host", b"x-forwarded-host", b"x-forwarded-proto", b"x-gradio-server", b"accept-encoding")
