@@ -304,6 +304,7 @@ def load_model(role: str, model_id: str) -> LoadedModel:
             model_class = getattr(transformers, MODEL_CLASSES[role])
             model, info = _from_pretrained(model_class, location, dtype=getattr(torch, settings.dtype(role)),
                                            output_loading_info=True)
+            gpu.emulate_cuda_here()  # on ZeroGPU, "cuda" is emulated here: the weights stay for the workers
             model.to(settings.device).eval()
     except Exception as exc:  # noqa: BLE001 - every failure must reach the user as one actionable message
         log.error("the %s model %s could not be loaded from %s", role, model_id, location, exc_info=exc)

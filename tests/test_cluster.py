@@ -41,8 +41,11 @@ def here(tier):
     class Here:
         def __enter__(self):
             gpu.use_tier(None)
+            self.here = gpu.running_here()  # in this process itself, also when the suite runs through ZeroGPU
+            self.here.__enter__()
 
         def __exit__(self, *_):
+            self.here.__exit__(*_)
             gpu.use_tier(tier)
 
     return Here()

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from bg_demo import models
+from bg_demo import gpu, models
 from bg_demo.backend.generation import GenerationSettings, beam, engine, generate, submit
 from bg_demo.config import LIMITS
 from bg_demo.models import DeviceTurn
@@ -22,6 +22,14 @@ MIXED = [
     dict(strategy="greedy", max_new_tokens=20, no_repeat_ngram_size=2, repetition_penalty=1.4),
     dict(strategy="temperature", temperature=1.5, seed=14, max_new_tokens=6, repetition_penalty=1.2),
 ]
+
+
+@pytest.fixture(autouse=True)
+def engine_side():
+    """The engine itself, where it runs: in this process, which on ZeroGPU is the GPU worker's place (with
+    BG_DEMO_TEST_ZEROGPU=1 every other test crosses to a worker, and a worker runs exactly this code)."""
+    with gpu.running_here():
+        yield
 
 
 def finish(handle):
@@ -124,7 +132,7 @@ def test_cancelling_an_async_consumer_cancels_the_request():
 
     async def main():
         task = asyncio.create_task(consume())
-        while not seen:
+        while not seen and not task.done():  # a request that failed ends the consumer: it raises below
             await asyncio.sleep(0.005)
         task.cancel()  # what Gradio does on Stop, a closed tab or an API cancel
         with pytest.raises(asyncio.CancelledError):
@@ -320,3 +328,35 @@ def test_a_pause_between_updates_ends_when_the_request_ends_and_not_before():
     ended = Handle()
     ended.put(final)
     assert asyncio.run(paused(ended, 10.0)) < 5.0
+
+
+def test_requests_the_engine_cannot_admit_get_the_error_and_the_engine_goes_on(monkeypatch):
+    """A failure between taking requests off the waiting list and running them (here the device's turn refused, as
+    a process without the device refuses it) reaches each of them: none is left waiting for ever."""
+    from contextlib import contextmanager
+
+    loaded = models.get("decoder")
+
+    @contextmanager
+    def refused(**_):
+        raise RuntimeError("the device refused the turn")
+        yield  # noqa: unreachable - a context manager that fails on entry
+
+    monkeypatch.setattr(loaded, "use", refused)
+    handles = [submit(prompt, GenerationSettings("greedy", max_new_tokens=4)) for prompt in PROMPTS]
+    errors = []
+
+    def read(handle):
+        try:
+            finish(handle)
+        except RuntimeError as error:
+            errors.append(str(error))
+
+    readers = [threading.Thread(target=read, args=(handle,), daemon=True) for handle in handles]
+    for reader in readers:
+        reader.start()
+    for reader in readers:
+        reader.join(timeout=20)
+    assert errors == ["the device refused the turn"] * len(handles)
+    monkeypatch.undo()
+    assert finish(submit(PROMPTS[0], GenerationSettings("greedy", max_new_tokens=4))).done  # the engine lives on

@@ -13,6 +13,9 @@ EN = {
     "app.role.sentiment": "sentiment",
     "app.role.ner": "named-entity",
     "app.role.qa": "question-answering",
+    "app.gpu_service": (
+        "ZeroGPU, the shared GPU service this app runs on, did not run this request. In its own words: {message}"
+    ),
     "app.unexpected": "Something went wrong on the server while running this request. Try again, or try a shorter text.",
     "common.raw": "Raw result (JSON, as the API returns it)",
     "common.summary": "Summary",

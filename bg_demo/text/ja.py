@@ -13,6 +13,9 @@ JA: dict[str, str] = {
     "app.role.sentiment": "感情分析",
     "app.role.ner": "固有表現抽出",
     "app.role.qa": "質問応答",
+    "app.gpu_service": (
+        "このアプリが使う共有 GPU サービス（ZeroGPU）がこのリクエストを実行しませんでした。ZeroGPU からの元のメッセージ：{message}"
+    ),
     "app.unexpected": (
         "このリクエストの実行中にサーバーで問題が起きました。もう一度試すか、もっと短いテキストで試してください。"
     ),

@@ -13,6 +13,7 @@ KO: dict[str, str] = {
     "app.role.sentiment": "감성 분석",
     "app.role.ner": "개체명 인식",
     "app.role.qa": "질의응답",
+    "app.gpu_service": "이 앱이 쓰는 공유 GPU 서비스(ZeroGPU)가 이 요청을 실행하지 않았어요. ZeroGPU가 보낸 원래 메시지: {message}",
     "app.unexpected": "요청을 처리하는 중에 서버에서 문제가 생겼어요. 다시 시도하거나 더 짧은 텍스트로 해 보세요.",
     "common.raw": "원시 결과 (API가 반환하는 JSON 그대로)",
     "common.summary": "요약",

@@ -71,6 +71,8 @@ class Tape:
             return outcome
         if isinstance(outcome, BgDemoError):
             raise gr.Error(str(outcome), print_exception=False)
+        if isinstance(outcome, gr.Error):  # ZeroGPU's refusal: its words kept, framed in the language now
+            raise gr.Error(text.t("app.gpu_service", message=str(outcome.message)), print_exception=False)
         raise gr.Error(text.t("app.unexpected"), print_exception=False)
 
 

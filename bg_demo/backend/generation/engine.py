@@ -163,7 +163,16 @@ class DecodingEngine:
                 self._wake.wait()
             arrivals = self._admissible()
         if arrivals:
-            self._admit(arrivals)
+            try:
+                self._admit(arrivals)
+            except BaseException as exc:  # noqa: BLE001 - the engine must outlive any one request
+                # e.g. the device refused the turn: arrivals taken from `_pending` but not yet running get the
+                # error here (`_loop` reaches only the running ones), or their consumers would wait for ever
+                log.exception("admitting new requests failed; they get the error")
+                running = {id(running.handle) for running in self._running}
+                for _, handle in arrivals:
+                    if id(handle) not in running and not handle.ended:
+                        handle.put(exc)
         if self._running:
             self._step()
         return True

@@ -170,6 +170,11 @@ class Handle:
         self._ended = False  # the final update (or the error) has been put
         self._pausing: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
 
+    @property
+    def ended(self) -> bool:
+        """Whether the final update (or the error) has been put."""
+        return self._ended
+
     def put(self, update: GenerationResult | BaseException) -> None:
         """Engine side: the newest snapshot (or the error that ended the request)."""
         final = isinstance(update, BaseException) or update.done
