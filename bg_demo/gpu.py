@@ -15,8 +15,10 @@ ordinary call in this process, and generations share the batched decoding engine
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
+import math
 import os
 import threading
 from dataclasses import dataclass
@@ -25,14 +27,29 @@ log = logging.getLogger(__name__)
 
 ENV = "SPACES_ZERO_GPU"
 
-# Seconds a call may hold a ZeroGPU GPU, counted against the visitor's daily quota (a shorter one also queues
-# sooner). A call is one forward pass or a few on a model of at most 355M parameters, well under a second on a GPU;
-# the rest covers a worker's start (forking, moving the weights in). A generation's time budget is
-# LIMITS.generation_seconds whatever it asks for; an explanation's is its ~36 passes.
-CALL_SECONDS = 15
-EXPLAIN_SECONDS = 40
-GENERATION_START_SECONDS = 10
-GENERATION_SECONDS_PER_TOKEN = 0.04  # per new token of every sequence (beams count): GPT-2 medium's step on ZeroGPU
+# Seconds a call asks ZeroGPU for (`duration`), in whole seconds (spaces reads `timedelta.seconds`). ZeroGPU takes from
+# the visitor's daily quota the time a call really held its GPU, but refuses a call whose *declared* duration is more
+# than the visitor has left, and may abort one that runs past it (spaces 0.51 warns then). So a duration is the most
+# the call may need, and no more: an anonymous visitor has 120 s a day, and the guided path's 10 calls declare 52 s
+# (78 s where ZeroGPU scales a request by 1.5, on its RTX PRO 6000 nodes), so a student gets through it even if every
+# call used all it declared (bench/zerogpu_lesson.py; docs/gpu.md, "What a lesson costs").
+# A call uses a worker's start plus its compute. The start: ZeroGPU reuses an idle worker (nothing to start) or forks
+# one, which creates its CUDA context and moves in the weights placed at start-up (the five defaults, ~1.9 GB on the
+# GPU: well under a second at an H100's or H200's copy rate); we expect 1-2 s for a cold one (not measured: no GPU
+# was at hand) and allow twice that. The CPU stand-in (2 shared vCPUs, tiny models, the same bench) runs a call that
+# does nothing in 0.03-0.11 s from fork to exit, a task in 0.05-0.6 s (2.3 s once, under load), the whole guided path
+# in 1.0-5.2 s: a fork, not a GPU, so a floor, not a figure to budget on. The compute: a forward pass of a 110-124M
+# model over 512 tokens takes milliseconds on a GPU, an explanation's ~36 passes with gradients under a second; each
+# is allowed seconds, scaled by the parameters of the models the call reads (`_size`: gpt2-medium and bert-large
+# ~2.8x, a compare both roles' models). A generation's step is latency-bound on a GPU (~10-25 ms from GPT-2 to
+# gpt2-medium in eager PyTorch): 40 ms per new token of every row, never past the engine's LIMITS.generation_seconds,
+# after which it stops itself.
+START_SECONDS = 4  # a cold worker's start, in every duration
+CALL_SECONDS = 5  # a task on a base-size model: the start and 1 s of passes
+EXPLAIN_SECONDS = 8  # an explanation on a base-size model: the start and 4 s for its ~36 passes with gradients
+GENERATION_START_SECONDS = START_SECONDS  # a generation: the start, then its tokens
+GENERATION_SECONDS_PER_TOKEN = 0.04  # per new token of every row (sequences and beams count): gpt2-medium's step x2
+BASE_PARAMETERS = 125_000_000  # a base-size model (bert-base, GPT-2): the compute allowances above are for one
 
 
 @dataclass(frozen=True)
@@ -44,6 +61,7 @@ class _Failed:
 
 
 _spaces = None  # the `spaces` module (or a stand-in) while ZeroGPU is in use, else None
+_emulating = threading.local()  # `.on`: this thread is in spaces' CUDA emulation (see `emulate_cuda_here`)
 _dispatch = None  # `_run` decorated by `spaces.GPU`
 _in_worker = False  # True inside a GPU worker or a model-tier replica (a process of its own): model calls run here
 _tier = None  # the Ray Serve model tier (`bg_demo.cluster.client.Tier`) this front end sends its calls to, or None
@@ -74,6 +92,23 @@ def prepare(spaces_module=None) -> None:
         import spaces as spaces_module
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")  # a worker is a fork: its tokenizers run on one thread
     _spaces, _dispatch = spaces_module, spaces_module.GPU(duration=duration)(_run)
+    _emulating.on = True  # importing `spaces` put the importing thread in its emulation
+
+
+def emulate_cuda_here() -> None:
+    """On ZeroGPU, put this thread in `spaces`' CUDA emulation, where placing a model on "cuda" keeps its weights
+    in this process's memory for ZeroGPU to move into each GPU worker. `spaces` enters that mode (a torch function
+    mode, which torch keeps per thread) only in the thread that imported it and in threads of its own; a model a
+    student picks is loaded in one of Gradio's worker threads, where `model.to("cuda")` reached torch's real CUDA
+    initialisation and failed ("Low-level CUDA init reached"). Entered once per thread and kept, as `spaces` does for
+    its own threads (`spaces.zero.wrappers`); a second entry would stack the mode twice. A no-op elsewhere, and with
+    the forking stand-in, which places on the CPU."""
+    if _spaces is None or getattr(_emulating, "on", False):
+        return
+    enter_mode = getattr(getattr(getattr(_spaces, "zero", None), "torch", None), "enter_mode", None)
+    if enter_mode is not None:
+        enter_mode()
+    _emulating.on = True
 
 
 def stop_using() -> None:
@@ -97,6 +132,18 @@ def serve_here() -> None:
     """This process is where model calls run (a model-tier replica), whatever its environment says."""
     global _in_worker
     _in_worker = True
+
+
+@contextlib.contextmanager
+def running_here():
+    """Model calls made in this block run in this process, as they do inside a GPU worker or a model-tier replica
+    (tests of what runs there: the decoding engine, a model's turn), whatever mode the process is in."""
+    global _in_worker
+    before, _in_worker = _in_worker, True
+    try:
+        yield
+    finally:
+        _in_worker = before
 
 
 def function(name: str):
@@ -219,17 +266,42 @@ def _stopped(last, name: str, args, kwargs):
 
 
 def duration(name: str, args, kwargs) -> int:
-    """Seconds to ask ZeroGPU for one call (see the constants above): a generation's from its length."""
+    """Whole seconds to ask ZeroGPU for one call (see the constants above): the start, and the compute its request
+    needs: a task's or an explanation's by the size of the models it reads, a generation's by its new tokens and rows,
+    capped by the engine's time budget."""
     from bg_demo.config import LIMITS
 
-    if name.startswith("explain"):
-        return EXPLAIN_SECONDS
-    if name not in GENERATIONS:
-        return CALL_SECONDS
-    settings = _generation_settings(args, kwargs)
-    rows = max(settings.num_return_sequences, settings.num_beams)
-    wanted = GENERATION_START_SECONDS + GENERATION_SECONDS_PER_TOKEN * settings.max_new_tokens * rows
-    return int(min(wanted, LIMITS.generation_seconds + GENERATION_START_SECONDS))
+    if name in GENERATIONS:
+        settings = _generation_settings(args, kwargs)
+        rows = max(settings.num_return_sequences, settings.num_beams)
+        tokens = GENERATION_SECONDS_PER_TOKEN * settings.max_new_tokens * rows
+        return _whole(GENERATION_START_SECONDS + min(tokens, LIMITS.generation_seconds))
+    whole = EXPLAIN_SECONDS if name.startswith("explain") else CALL_SECONDS
+    return _whole(START_SECONDS + (whole - START_SECONDS) * _size(name, args, kwargs))
+
+
+def _whole(seconds: float) -> int:
+    return math.ceil(round(seconds, 6))  # up, but 75 tokens x 0.04 s (3.0000000000000004) is 3 s
+
+
+def _size(name: str, args, kwargs) -> float:
+    """The parameters of the models a call reads, in base-size models (1 at least): the named model, else the one its
+    role serves (its Hub id, else the role's default model, whose size the app is meant to run)."""
+    from bg_demo import config
+
+    _, roles, _ = _FUNCTIONS.get(name, (None, (), False))
+    try:
+        wanted = roles(*args, **kwargs) if callable(roles) else [(role, kwargs.get("model_id")) for role in roles]
+    except TypeError:  # arguments the function will refuse itself, in the worker
+        wanted = []
+    parameters = 0
+    for role, model_id in wanted:
+        if not model_id and role in config.ROLES:
+            served = config.settings().source(role)
+            model_id = served if served in config.MODEL_INFO else config.DEFAULT_MODELS[role]
+        info = config.MODEL_INFO.get(model_id)
+        parameters += info.parameters if info is not None else BASE_PARAMETERS
+    return max(1.0, parameters / BASE_PARAMETERS)
 
 
 GENERATIONS = ("submit", "generate_stream", "generate")  # submit(prompt, settings), the others (prompt, *fields)

@@ -464,11 +464,19 @@ class ForkingSpaces:
     stop flag the worker reads after its next yield, then closes the function; an exception that is not gradio's
     comes back as a bare "ZeroGPU worker error". The duration is computed from the arguments, as ZeroGPU does, and
     recorded with the function's name in `calls`. Unlike ZeroGPU, every call forks a fresh worker (ZeroGPU reuses
-    idle ones): nothing one call leaves in its worker can help the next."""
+    idle ones): nothing one call leaves in its worker can help the next. With `refuse` set, every call is refused in
+    the caller's process before a worker starts, as ZeroGPU's scheduler refuses one (no GPU free, the visitor's quota
+    spent): a `gr.Error` with those words. `held` has the seconds each call's worker ran, from its fork to its exit:
+    what ZeroGPU would take from the visitor's quota, on this machine (`bench/zerogpu_lesson.py`)."""
 
     def __init__(self) -> None:
+        import threading
+
         self.calls: list[tuple[str, float]] = []  # (first argument: the dispatched backend function, duration)
+        self.held: dict[int, float] = {}  # index in `calls` -> seconds its worker ran, fork to exit, once it has ended
         self.workers: list = []  # every worker process started, alive or ended
+        self.refuse: str | None = None  # ZeroGPU's words for a refusal, e.g. "No GPU was available"
+        self._lock = threading.Lock()  # `calls` grows from several threads: each call knows its index
 
     def live(self) -> int:
         """Workers still running: a GPU held."""
@@ -486,8 +494,14 @@ class ForkingSpaces:
         @functools.wraps(task)
         def call(*args, **kwargs):
             seconds = duration(*args, **kwargs) if callable(duration) else (duration or 60)
-            self.calls.append((args[0] if args else "", seconds))
-            return _forked_stream(task, args, kwargs, self.workers)
+            with self._lock:
+                self.calls.append((args[0] if args else "", seconds))
+                index = len(self.calls) - 1
+            if self.refuse is not None:
+                import gradio as gr
+
+                raise gr.Error(self.refuse, title="ZeroGPU client error", print_exception=False)
+            return _forked_stream(task, args, kwargs, self.workers, functools.partial(self.held.__setitem__, index))
 
         return call
 
@@ -496,20 +510,29 @@ class ZeroGPUWorkerError(RuntimeError):
     """What ZeroGPU raises in the main process for a worker's exception that is not a gradio error."""
 
 
-def _forked_stream(task, args, kwargs, workers: list):
+def _forked_stream(task, args, kwargs, workers: list, ended=None):
+    """Fork a worker for one call and yield what it sends; `ended(seconds)` hears how long it ran, fork to exit."""
     import multiprocessing
     import pickle
     import threading
+    import time
 
     context = multiprocessing.get_context("fork")
     receiving, sending = context.Pipe(duplex=False)
     stop = context.Event()
     payload = pickle.dumps((args, kwargs))  # what ZeroGPU sends its worker: arguments that do not pickle fail here
     worker = context.Process(target=_worker, args=(task, payload, sending, stop), daemon=True)
+    started = time.perf_counter()
     worker.start()
     workers.append(worker)
     sending.close()
-    threading.Thread(target=worker.join, daemon=True).start()  # reaped whenever it ends
+
+    def reap() -> None:  # whenever it ends
+        worker.join()
+        if ended is not None:
+            ended(time.perf_counter() - started)
+
+    threading.Thread(target=reap, daemon=True).start()
     try:
         while True:
             try:
