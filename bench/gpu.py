@@ -1,7 +1,7 @@
 """The app's figures on one device (a GPU when there is one), through the backend's public API, side by side in one run.
 
     python bench/gpu.py [--device cuda] [--size base|tiny] [--students 1,20,64] [--new-tokens 64] [--repeats 5]
-                        [--think 0.25] [--models DIR] [--json PATH]
+                        [--think 0.25] [--models DIR] [--phases lone,decoding,load] [--json PATH]
 
 --size base (the default) loads random weights with the real shapes (bert-base for the encoder, NER and QA,
 DistilBERT for sentiment, GPT-2 for the decoder; the tiny models' tokenizers feed them, as in bench/limits.py),
@@ -10,6 +10,8 @@ from it). --size tiny loads the project's tiny models (`bg_demo.testing`): a smo
 about a minute. --device sets BG_DEMO_DEVICE (default: the app's own choice, CUDA first); the dtype is the app's
 (float16 on CUDA). Each figure is the median of --repeats runs after a warm-up; the variants of a table take turns,
 so whatever else loads the machine hits them alike. No timing is asserted; the targets are printed beside them.
+--phases runs some of 2-4 (phase 4 needs 2's lone latencies; `decoding` alone loads the decoder alone); --json is
+written again after each phase, so a run cut short still leaves the figures it has.
 
 1. the device, dtype, versions, and each role's model (parameters, MB, load time).
 2. lone: each task alone (fill-mask, sentiment, entities, Q&A, next sentence, attention on the encoder and on the
@@ -186,13 +188,13 @@ def environment() -> dict:
     return info
 
 
-def load_all(memory: Memory) -> list[dict]:
-    """Every role's model loaded (as a first request would), and what it is."""
-    from bg_demo import config, models
+def load_all(memory: Memory, roles) -> list[dict]:
+    """Each of `roles`' models loaded (as a first request would), and what it is."""
+    from bg_demo import models
 
     rows = []
     with memory.phase("models loaded"):
-        for role in config.ROLES:
+        for role in roles:
             loaded = models.get(role)
             parameters = {id(p): p.numel() for p in loaded.model.parameters()}  # a tied weight once
             rows.append(dict(role=role, model=loaded.model_id, cls=type(loaded.model).__name__,
@@ -435,8 +437,13 @@ def main() -> int:
     parser.add_argument("--think", type=float, default=0.25, help="phase 4: seconds between one tab's requests")
     parser.add_argument("--models", help="a folder for the models of --size: read if it has all five roles, "
                         "else built there and kept")
-    parser.add_argument("--json", help="write every figure to this file")
+    parser.add_argument("--phases", default="lone,decoding,load",
+                        help="comma-separated, of lone (2), decoding (3), load (4; needs lone)")
+    parser.add_argument("--json", help="write every figure to this file (again after each phase)")
     args = parser.parse_args()
+    phases = {phase.strip() for phase in args.phases.split(",") if phase.strip()}
+    if not phases or phases - {"lone", "decoding", "load"} or ("load" in phases and "lone" not in phases):
+        parser.error(f"--phases takes some of lone,decoding,load (load needs lone); got {args.phases!r}")
     try:
         students = sorted({int(n) for n in args.students.split(",") if n.strip()})
     except ValueError:
@@ -451,23 +458,33 @@ def main() -> int:
 
     memory = Memory(config.settings().device)
     info = environment()
-    rows = load_all(memory)
+    rows = load_all(memory, config.ROLES if phases != {"decoding"} else ("decoder",))
     print_environment(info, rows)
     print(f"models: {args.size} ({folder})", flush=True)
+    figures = dict(environment=info, size=args.size, phases=sorted(phases), new_tokens=args.new_tokens,
+                   repeats=args.repeats, models=rows, memory=memory.phases,
+                   memory_kind="cuda_allocated" if memory.cuda else "process_resident")
 
-    alone = lone(args.repeats, memory)
-    decoded = decoding(students, args.new_tokens, args.repeats, memory)
-    loaded = under_load(max(students), args.new_tokens, args.repeats, args.think, alone, memory)
+    def save(**done) -> None:
+        figures.update(done, seconds=time.perf_counter() - started)
+        if args.json:
+            Path(args.json).write_text(json.dumps(figures, indent=2, default=str) + "\n")
+
+    save()
+    if "lone" in phases:
+        save(lone_s=lone(args.repeats, memory))
+    if "decoding" in phases:
+        save(decoding=decoding(students, args.new_tokens, args.repeats, memory))
+    if "load" in phases:
+        save(under_load=under_load(max(students), args.new_tokens, args.repeats, args.think, figures["lone_s"], memory))
     memory.print()
     print(f"\nall in {time.perf_counter() - started:.0f} s")
-
+    save()
     if args.json:
-        figures = dict(environment=info, size=args.size, new_tokens=args.new_tokens, repeats=args.repeats,
-                       models=rows, lone_s=alone, decoding=decoded, under_load=loaded, memory=memory.phases,
-                       memory_kind="cuda_allocated" if memory.cuda else "process_resident")
-        Path(args.json).write_text(json.dumps(figures, indent=2, default=str) + "\n")
         print(f"figures written to {args.json}")
-    failed = any(row["errors"] for row in decoded) or loaded["errors"] or loaded["generation_errors"]
+    loaded = figures.get("under_load", {})
+    failed = any(row["errors"] for row in figures.get("decoding", [])) or loaded.get("errors") \
+        or loaded.get("generation_errors")
     return 1 if failed else 0
 
 
