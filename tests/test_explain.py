@@ -12,6 +12,9 @@ from bg_demo import backend, models
 from bg_demo.backend import explain
 from bg_demo.backend._common import Phrase
 from bg_demo.errors import InputError
+from tests.tolerance import tolerance
+
+pytestmark = pytest.mark.worker_side  # explain's own functions and the device's turn, as a GPU worker runs them
 
 CASES = {
     "fill_mask": lambda **kw: explain.explain_fill_mask("The cat sat on the [MASK].", **kw),
@@ -36,12 +39,19 @@ def test_the_explained_probability_is_the_one_each_tab_shows():
 
 @pytest.mark.parametrize("case", CASES)
 def test_integrated_gradients_add_up_to_the_change_from_the_baseline(case):
-    """Completeness: the attributions sum to f(input) - f(baseline); at IG_STEPS the gap is below 1e-3."""
+    """Completeness: the attributions sum to f(input) - f(baseline); at IG_STEPS the gap is below 1e-3 (see `gap`)."""
     result = CASES[case]()
     change = result.score - result.baseline_score
     assert sum(result.integrated_gradients) - change == pytest.approx(result.completeness_gap, abs=1e-6)
-    assert abs(result.completeness_gap) < 1e-3
+    assert abs(result.completeness_gap) < gap(result)
     assert len(result.integrated_gradients) == len(result.gradient_x_input) == len(result.tokens)
+
+
+def gap(result) -> float:
+    """The completeness gap an explanation may leave: 1e-3 for the integral's 32 steps, and in a reduced dtype the
+    step of f's rounding (tests/tolerance.py: a probability moves by up to `probability` between nearby inputs, so
+    the gradients' integral may miss f's change by that much; measured: 2.3e-3 for sentiment in float16)."""
+    return 1e-3 + tolerance(result.role).probability
 
 
 def test_more_steps_close_the_gap():
@@ -49,13 +59,15 @@ def test_more_steps_close_the_gap():
     assert abs(many.completeness_gap) <= abs(few.completeness_gap)
 
 
+@pytest.mark.parity
 def test_gradient_x_input_agrees_with_a_finite_difference():
-    """d f(α · e_t) / dα at α = 1 is ∇f · e_t, what gradient × input gives for token t."""
+    """d f(α · e_t) / dα at α = 1 is ∇f · e_t, what gradient × input gives for token t (the app's gradients in its
+    dtype, the difference quotient in float64 on the same weights)."""
     result = CASES["classify"]()
     loaded = models.get("sentiment")
     label = result.target.values["label"]
     with loaded.use() as (tokenizer, model):
-        exact = copy.deepcopy(model).double()  # float64, so the difference quotient is not rounding noise
+        exact = copy.deepcopy(model).double().cpu()  # float64, so the difference quotient is not rounding noise
     encoding = tokenizer("I loved this movie.", return_tensors="pt")
     label_id = exact.config.label2id[label]
     with torch.inference_mode():
@@ -70,22 +82,25 @@ def test_gradient_x_input_agrees_with_a_finite_difference():
         eps = 1e-4
         for t in (1, 2):
             estimate = (f(1 + eps, t) - f(1 - eps, t)) / (2 * eps)
-            assert result.gradient_x_input[t] == pytest.approx(estimate, rel=1e-3, abs=1e-7)
+            assert result.gradient_x_input[t] == pytest.approx(estimate, rel=tolerance("sentiment").attribution,
+                                                               abs=1e-7)
 
 
+@pytest.mark.parity
 @pytest.mark.parametrize(("role", "case"), [("encoder", "fill_mask"), ("decoder", "next_token")])
 @pytest.mark.parametrize("head", [None, 1])
-def test_attention_is_the_row_of_output_attentions_at_the_predictions_position(role, case, head):
+def test_attention_is_the_row_of_output_attentions_at_the_predictions_position(role, case, head, reference_model):
+    tol = tolerance(role)
     result = CASES[case](layer=1, head=head)
-    loaded = models.get(role)
+    tokenizer, model = reference_model(role, eager=True)
     text = "The cat sat on the [MASK]." if role == "encoder" else "The cat sat on the"
-    with loaded.use(eager_attention=True) as (tokenizer, model), torch.inference_mode():
-        attentions = model(**tokenizer(text, return_tensors="pt"), output_attentions=True).attentions
+    with torch.inference_mode():
+        attentions = model(**tokenizer(text, return_tensors="pt").to(model.device), output_attentions=True).attentions
     (position,) = result.positions
-    weights = attentions[1][0, :, position]  # (H, K)
+    weights = attentions[1][0, :, position].cpu()  # (H, K)
     expected = weights.mean(dim=0) if head is None else weights[head]
-    np.testing.assert_allclose(result.attention, expected.numpy(), rtol=1e-5, atol=1e-7)
-    assert sum(result.attention) == pytest.approx(1.0, abs=1e-5)
+    np.testing.assert_allclose(result.attention, expected.numpy(), rtol=1e-5, atol=max(tol.attention, 1e-7))
+    assert sum(result.attention) == pytest.approx(1.0, abs=tol.sums)
     assert (result.layer, result.head) == (1, head)
 
 
@@ -189,7 +204,7 @@ def test_an_entity_is_explained_by_its_own_tokens_tags():
     tags = [tag for tag in found.tags if tag.start < entity.end and tag.end > entity.start]
     assert [result.tokens[i] for i in result.positions] == [tag.token for tag in tags]
     assert result.score == pytest.approx(np.mean([tag.score for tag in tags]), rel=1e-5)
-    assert abs(result.completeness_gap) < 1e-3
+    assert abs(result.completeness_gap) < gap(result)
 
 
 def test_an_answer_is_explained_from_its_start_and_end():
@@ -200,7 +215,7 @@ def test_an_answer_is_explained_from_its_start_and_end():
     if found.answer is not None:
         first, last = result.positions[0], result.positions[-1]
         assert result.target == Phrase("note.explain.answer", {"answer": found.answer}) and first <= last
-    assert abs(result.completeness_gap) < 1e-3
+    assert abs(result.completeness_gap) < gap(result)
 
 
 def test_a_text_without_entities_says_so(monkeypatch):
@@ -220,7 +235,7 @@ def test_the_last_generated_token_is_explained_with_the_probability_its_colour_s
     result = explain.explain_generation("Once upon a time", [token.token_id for token in tokens])
     assert result.score == pytest.approx(tokens[-1].score, rel=1e-4)
     assert result.positions == (len(result.tokens) - 1,)  # read from the token before it, the context's last
-    assert abs(result.completeness_gap) < 1e-3
+    assert abs(result.completeness_gap) < gap(result)
     with pytest.raises(InputError, match="Generate a text first"):
         explain.explain_generation("Once", [])
 
@@ -265,7 +280,7 @@ def test_integrated_gradients_run_in_chunks_of_at_most_the_chunk_tokens(monkeypa
     n_tokens = len(result.tokens)
     gradient_passes = [rows * tokens for rows, tokens in shapes]
     assert max(gradient_passes) <= 40 and shapes.count((40 // n_tokens, n_tokens)) >= 32 // (40 // n_tokens)
-    assert abs(result.completeness_gap) < 1e-3  # chunked, the steps still add up
+    assert abs(result.completeness_gap) < gap(result)  # chunked, the steps still add up
 
 
 def test_a_request_waiting_for_the_device_runs_between_two_chunks(monkeypatch):

@@ -229,11 +229,10 @@ def test_a_local_folder_is_named_never_its_path(monkeypatch):
     from dataclasses import replace
 
     from bg_demo import backend
-    from bg_demo.backend.attention import attention
     from bg_demo.ui import attention_tab, compare_tab
 
     path = "/srv/classroom/models/encoder"
-    result = replace(attention("The cat sat.", "encoder"), model_id=path)
+    result = replace(backend.attention("The cat sat.", "encoder"), model_id=path)
     assert "/srv" not in attention_tab.notice(result) and "encoder" in attention_tab.notice(result)
     assert "/srv" not in str(attention_tab.named({"encoder": result.summary(), "decoder_id": path}))
     facts = backend.model_facts("encoder")

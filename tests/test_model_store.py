@@ -75,6 +75,7 @@ def test_an_id_outside_the_allowlist_is_refused_naming_the_allowed_ones():
     assert models.STORE.resolve("encoder", source) == source == models.STORE.resolve("encoder")
 
 
+@pytest.mark.worker_side  # the store and the engine as a GPU worker runs them
 def test_an_allowed_hub_id_loads_from_its_local_copy(model_dir, tiny_dir):
     shutil.copytree(tiny_dir / "decoder", model_dir / "hub" / "distilbert--distilgpt2")
     settings = config.settings()
@@ -207,6 +208,7 @@ def test_the_real_loader_loads_one_model_at_a_time_without_holding_the_device(mo
     assert most[0] == 1 and len(device_free) == 2 * len(config.ROLES)  # a tokenizer and a model per role
 
 
+@pytest.mark.worker_side  # the store and the engine as a GPU worker runs them
 def test_five_first_requests_at_once_all_succeed_on_a_fresh_store(monkeypatch):
     monkeypatch.setattr(models, "STORE", models.ModelStore())
     calls = {
@@ -232,6 +234,7 @@ def test_five_first_requests_at_once_all_succeed_on_a_fresh_store(monkeypatch):
     assert failures == {}
 
 
+@pytest.mark.worker_side  # the store and the engine as a GPU worker runs them
 def test_eviction_never_fails_a_generation_while_another_student_cycles_models(monkeypatch, caplog):
     monkeypatch.setattr(models, "STORE", models.ModelStore(budget=1))  # every load unloads every other model
     done, failures, generated = threading.Event(), [], []
@@ -279,6 +282,7 @@ def test_the_real_loader_measures_parameters_and_buffers():
     assert backend.model_memory().models[-1].model_id == loaded.model_id
 
 
+@pytest.mark.worker_side  # the store and the engine as a GPU worker runs them
 def test_an_unloaded_decoder_finishes_its_request_then_its_engine_lets_go(monkeypatch):
     store = models.ModelStore(budget=1)  # every load unloads whatever else is loaded
     monkeypatch.setattr(models, "STORE", store)
@@ -306,6 +310,7 @@ def test_an_unloaded_decoder_finishes_its_request_then_its_engine_lets_go(monkey
     assert engine_ref() is None and model_ref() is None  # nothing keeps the unloaded model alive
 
 
+@pytest.mark.worker_side  # the store and the engine as a GPU worker runs them
 def test_a_request_on_an_engine_of_an_unloaded_model_still_runs():
     loaded = models.get("decoder")
     decoding = engine.engine_for(loaded)
