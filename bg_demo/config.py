@@ -126,14 +126,15 @@ class Limits:
 DEFAULT_MEMORY_BUDGET_GB = 6.0
 
 
-# Each role's weights on a CUDA GPU (BG_DEMO_DTYPE=float32|float16|bfloat16 sets one for every role); the CPU and
-# Apple's MPS always use float32. The decoder is float16: its work is decoding a whole class at once, bound by how
-# fast the weights and the KV cache are read, and half the bytes are half the cache (32 rows of 1,024 tokens: GPT-2
-# 1.2 GB instead of 2.4, gpt2-medium 3.2 instead of 6.4), while what its tabs show survives: logits are turned
-# into probabilities in float32, and fp16's 11-bit mantissa keeps a shown probability to its third digit. The BERT
-# roles stay float32: each request is one forward pass of a few milliseconds on any GPU, so half precision would
-# buy nothing there, and their tabs print probabilities, attention to three decimals and attributions whose
-# completeness gap (integrated gradients, whose gradients fp16 would round) is printed beside them. bfloat16 keeps
+# Each role's weights on a CUDA GPU; elsewhere (the CPU, Apple's MPS) every role is float32. BG_DEMO_DTYPE=float32|
+# float16|bfloat16 sets one for every role on any device: on the CPU it rehearses a GPU's precision (the parity tests
+# run so, against float32 references), slower there, not faster. The decoder is float16: its work is decoding a whole
+# class at once, bound by how fast the weights and the KV cache are read, and half the bytes are half the cache (32 rows
+# of 1,024 tokens: GPT-2 1.2 GB instead of 2.4, gpt2-medium 3.2 instead of 6.4), while what its tabs show survives:
+# logits are turned into probabilities in float32, and fp16's 11-bit mantissa keeps a shown probability to its third
+# digit. The BERT roles stay float32: each request is one forward pass of a few milliseconds on any GPU, so half
+# precision would buy nothing there, and their tabs print probabilities, attention to three decimals and attributions
+# whose completeness gap (integrated gradients, whose gradients fp16 would round) is printed beside them. bfloat16 keeps
 # only 8 bits (a probability to about two digits) and a T4, a common Space GPU, has no fast bfloat16.
 CUDA_DTYPES = {"encoder": "float32", "sentiment": "float32", "ner": "float32", "qa": "float32", "decoder": "float16"}
 DTYPES = ("float32", "float16", "bfloat16")
@@ -224,13 +225,14 @@ def choose_device(env=os.environ) -> str:
 
 
 def dtypes(device: str, env=os.environ) -> dict[str, str]:
-    """Each role's dtype on `device`: float32 off CUDA; on CUDA, BG_DEMO_DTYPE for every role, else CUDA_DTYPES."""
-    if not device.startswith("cuda"):
-        return dict.fromkeys(ROLES, "float32")
+    """Each role's dtype on `device`: BG_DEMO_DTYPE for every role when it is set, on any device; else CUDA_DTYPES
+    on CUDA and float32 elsewhere."""
     wanted = env.get("BG_DEMO_DTYPE", "").strip().lower()
     if wanted and wanted not in DTYPES:
         raise ValueError(f"BG_DEMO_DTYPE must be one of {', '.join(DTYPES)}; got {wanted!r}")
-    return dict.fromkeys(ROLES, wanted) if wanted else dict(CUDA_DTYPES)
+    if wanted:
+        return dict.fromkeys(ROLES, wanted)
+    return dict(CUDA_DTYPES) if device.startswith("cuda") else dict.fromkeys(ROLES, "float32")
 
 
 @functools.cache

@@ -58,6 +58,21 @@ def zero_gpu_everywhere():
     gpu.stop_using()
 
 
+@pytest.fixture(autouse=True)
+def worker_side(request):
+    """A test marked `worker_side` calls what runs inside a GPU worker on ZeroGPU (a backend module's own function,
+    the decoding engine, a model's turn) rather than what the app calls (`bg_demo.backend`'s dispatched functions):
+    with BG_DEMO_TEST_ZEROGPU=1 it runs that code in its own process, as the worker does, instead of being refused
+    there for having no GPU."""
+    if request.node.get_closest_marker("worker_side") is None:
+        yield
+        return
+    from bg_demo import gpu
+
+    with gpu.running_here():
+        yield
+
+
 @pytest.fixture
 def in_flight(zero_gpu_everywhere):
     """How many generations are running now: the decoder engine's rows in this process, or on ZeroGPU the GPU
@@ -91,17 +106,42 @@ def tiny_env(tiny_dir, monkeypatch):
 
 @pytest.fixture(scope="session")
 def pipeline_for(tiny_dir):
-    """transformers' own pipeline for a task on a role's tiny model: the reference our results must equal."""
+    """transformers' own pipeline for a task on a role's tiny model, in float32 on the test device: the reference our
+    results must equal, within the tolerance of the dtype the role runs in (tests/tolerance.py)."""
     from transformers import pipeline
 
     cache = {}
 
     def make(task: str, role: str):
         if (task, role) not in cache:
-            cache[task, role] = pipeline(task, model=str(tiny_dir / role), device=TEST_DEVICE)
+            cache[task, role] = pipeline(task, model=str(tiny_dir / role), device=TEST_DEVICE, dtype="float32")
         return cache[task, role]
 
     return make
+
+
+@pytest.fixture(scope="session")
+def reference_model(tiny_dir):
+    """reference_model(role, eager=False) -> (tokenizer, model): a role's tiny model as transformers loads it, with the
+    app's model class, in float32 on the test device (with eager attention when asked): what the app's results are
+    compared with, whatever dtype the app runs the role in."""
+    import torch
+    import transformers
+
+    from bg_demo.models import MODEL_CLASSES
+
+    cache = {}
+
+    def load(role: str, eager: bool = False):
+        if (role, eager) not in cache:
+            options = {"attn_implementation": "eager"} if eager else {}
+            model = getattr(transformers, MODEL_CLASSES[role]).from_pretrained(
+                tiny_dir / role, dtype=torch.float32, **options)
+            tokenizer = transformers.AutoTokenizer.from_pretrained(tiny_dir / role)
+            cache[role, eager] = tokenizer, model.to(TEST_DEVICE).eval()
+        return cache[role, eager]
+
+    return load
 
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's; playwright's own download is not used

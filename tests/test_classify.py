@@ -1,8 +1,11 @@
+import math
+
 import pytest
 
 from bg_demo.backend import classify
 from bg_demo.errors import InputError
 from bg_demo.testing import SENTIMENT_LABELS
+from tests.tolerance import assert_ranked, tolerance
 
 TEXTS = [
     "I loved this movie, the acting was wonderful.",
@@ -12,14 +15,18 @@ TEXTS = [
 ]
 
 
+@pytest.mark.parity
 @pytest.mark.parametrize("text", TEXTS)
 def test_equals_the_text_classification_pipeline(text, pipeline_for):
+    tol = tolerance("sentiment")
     reference = pipeline_for("text-classification", "sentiment")(text, top_k=None)
     result = classify(text).to_dict()
     assert set(result["scores"]) == set(SENTIMENT_LABELS)
     for row in reference:
-        assert result["scores"][row["label"]] == pytest.approx(row["score"], abs=1e-5)
-    assert result["label"] == reference[0]["label"]
+        assert result["scores"][row["label"]] == pytest.approx(row["score"], abs=tol.probability)
+    assert_ranked(list(result["scores"]), [row["label"] for row in reference],
+                  {row["label"]: math.log(row["score"]) for row in reference}, tol)
+    assert result["label"] == next(iter(result["scores"]))
     assert list(result["scores"].values()) == sorted(result["scores"].values(), reverse=True)
     assert sum(result["scores"].values()) == pytest.approx(1.0, abs=1e-6)
 

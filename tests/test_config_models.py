@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from bg_demo import backend, config, models
+from bg_demo import backend, config, gpu, models
 from bg_demo.errors import InputError, ModelUnavailableError
 
 
@@ -32,6 +32,8 @@ def test_device_choice_prefers_cuda_then_mps_and_honours_the_override(monkeypatc
     assert config.choose_device({}) == "mps"
     monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
     assert config.choose_device({}) == "cpu"
+    monkeypatch.delenv("BG_DEMO_DTYPE", raising=False)
+    config.settings.cache_clear()
     assert set(config.settings().dtypes.values()) == {"float32"}  # tests pin BG_DEMO_DEVICE=cpu: full precision
 
 
@@ -104,15 +106,28 @@ def test_model_ids_outside_the_allowlist_are_refused():
 def test_eager_attention_only_inside_use():
     loaded = models.get("encoder")
     before = loaded.model.config._attn_implementation
-    with loaded.use(eager_attention=True) as (_, model):
+    with gpu.running_here(), loaded.use(eager_attention=True) as (_, model):  # where calls run (ZeroGPU: a worker)
         assert model.config._attn_implementation == "eager"
     assert loaded.model.config._attn_implementation == before
 
 
-def test_each_role_has_its_dtype_on_cuda_and_float32_elsewhere():
-    assert config.dtypes("cpu", {"BG_DEMO_DTYPE": "float16"}) == dict.fromkeys(config.ROLES, "float32")
+def test_each_role_has_its_dtype_on_cuda_and_float32_elsewhere_unless_one_is_asked_for():
+    assert config.dtypes("cpu", {}) == config.dtypes("mps", {}) == dict.fromkeys(config.ROLES, "float32")
+    assert config.dtypes("cpu", {"BG_DEMO_DTYPE": "BFloat16 "}) == dict.fromkeys(config.ROLES, "bfloat16")
+    assert config.dtypes("mps", {"BG_DEMO_DTYPE": "float16"}) == dict.fromkeys(config.ROLES, "float16")
     on_cuda = config.dtypes("cuda", {})
     assert on_cuda["decoder"] == "float16" and {on_cuda[role] for role in config.ROLES if role != "decoder"} == {"float32"}
     assert config.dtypes("cuda:1", {"BG_DEMO_DTYPE": "bfloat16"}) == dict.fromkeys(config.ROLES, "bfloat16")
     with pytest.raises(ValueError, match="BG_DEMO_DTYPE"):
         config.dtypes("cuda", {"BG_DEMO_DTYPE": "int8"})
+    with pytest.raises(ValueError, match="BG_DEMO_DTYPE"):
+        config.dtypes("cpu", {"BG_DEMO_DTYPE": "half"})
+
+
+def test_the_model_is_loaded_in_the_dtype_asked_for_on_any_device(monkeypatch):
+    import torch
+
+    monkeypatch.setenv("BG_DEMO_DTYPE", "bfloat16")  # the test device, the CPU by default, honours it too
+    config.settings.cache_clear()
+    loaded = models.load_model("encoder", config.settings().source("encoder"))
+    assert loaded.model.dtype == torch.bfloat16

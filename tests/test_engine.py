@@ -340,7 +340,7 @@ def test_requests_the_engine_cannot_admit_get_the_error_and_the_engine_goes_on(m
     @contextmanager
     def refused(**_):
         raise RuntimeError("the device refused the turn")
-        yield  # noqa: unreachable - a context manager that fails on entry
+        yield  # never reached: a context manager that fails on entry
 
     monkeypatch.setattr(loaded, "use", refused)
     handles = [submit(prompt, GenerationSettings("greedy", max_new_tokens=4)) for prompt in PROMPTS]

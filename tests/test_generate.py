@@ -1,6 +1,8 @@
 """Generation equals transformers' own `generate` on the tiny decoder, streams, and keeps its limits."""
 
+import math
 import threading
+from dataclasses import replace
 
 import pytest
 import torch
@@ -11,26 +13,151 @@ from bg_demo.backend.generation.types import GenerationResult, TokenInfo
 from bg_demo.errors import InputError
 from bg_demo.tokens import readable_text
 from bg_demo.ui import generate_tab
+from tests.conftest import TEST_DEVICE
+from tests.tolerance import (
+    assert_choices,
+    assert_rank,
+    assert_ranked,
+    greedy_step,
+    recorded_draws,
+    sampling_step,
+    tolerance,
+)
 
 PROMPTS = ["Once upon a time in a distant galaxy,", "Artificial intelligence is transforming the world by"]
+AT_LEAST = 5  # tokens of a generation (or steps of a beam search) that must agree with the reference before near ties
+
+
+class Generated:
+    """What transformers' own `generate` made, in float32: each continuation as the backend contract gives it
+    (tokenizer.decode(new ids, skip_special_tokens=True)), its new ids up to its end-of-text, and per step the choice
+    each row's token was (`steps`: see tests/tolerance.py) and the model's probabilities (`probabilities`)."""
+
+    def __init__(self, tokenizer, out, prompt_length: int, draws, settings: dict):
+        new = out.sequences[:, prompt_length:].cpu()
+        eos, tol = tokenizer.eos_token_id, tolerance("decoder")
+        self.texts = tuple(tokenizer.decode(row, skip_special_tokens=True) for row in new)
+        self.rows = [row[: row.index(eos) + 1] if eos in row else row for row in new.tolist()]
+        logits = [step.cpu() for step in out.logits]  # (rows, V) per step
+        if draws:  # sampled: the filters of generate's own defaults (top_k 50) unless set
+            filters = {key: settings.get(key, default) for key, default in
+                       (("temperature", 1.0), ("top_k", 50), ("top_p", 1.0))}
+            self.steps = [[sampling_step(step[i], q[i], tol, **filters) for step, q in zip(logits, draws)]
+                          for i in range(len(self.rows))]
+            exact = replace(tol, logit=0.0)  # no near ties: the steps must give back generate's own draws
+            assert all(int(sampling_step(step[i], q[i], exact, **filters)[0].argmax()) == token
+                       for i, row in enumerate(self.rows) for step, q, token in zip(logits, draws, row))
+        else:
+            self.steps = [[greedy_step(step[i].cpu()) for step in out.scores] for i in range(len(self.rows))]
+        self.probabilities = [[step[i].softmax(-1) for step in logits] for i in range(len(self.rows))]
 
 
 def decoded_by_generate(folder):
-    """transformers' own `generate` on the model in `folder`, each continuation as the backend contract gives it:
-    tokenizer.decode(new ids, skip_special_tokens=True)."""
+    """generate(prompt, seed=None, **kwargs) -> Generated: transformers' own `generate` on the model in `folder`,
+    in float32 on the test device."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(folder)
-    model = AutoModelForCausalLM.from_pretrained(folder).eval()
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).to(TEST_DEVICE).eval()
 
-    def texts(prompt, seed=None, **kwargs):
-        enc = tokenizer(prompt, return_tensors="pt")
+    def run(prompt, seed=None, **kwargs) -> Generated:
+        enc = tokenizer(prompt, return_tensors="pt").to(TEST_DEVICE)
         if seed is not None:
             torch.manual_seed(seed)
-        out = model.generate(**enc, pad_token_id=tokenizer.eos_token_id, **kwargs)
-        return tuple(tokenizer.decode(row, skip_special_tokens=True) for row in out[:, enc["input_ids"].shape[1] :])
+        with recorded_draws() as draws:
+            out = model.generate(**enc, pad_token_id=tokenizer.eos_token_id, output_scores=True, output_logits=True,
+                                 return_dict_in_generate=True, **kwargs)
+        return Generated(tokenizer, out, enc["input_ids"].shape[1], draws, kwargs)
 
-    return texts
+    return run
+
+
+def assert_same_generation(ours, theirs: Generated, at_least: int) -> None:
+    """Each sequence the reference's up to a first difference at a near tie (tests/tolerance.py), with at least
+    `at_least` tokens agreeing in all; every token before it with the reference's probability; the texts equal where
+    the tokens are all the same."""
+    tol, agreed = tolerance("decoder"), 0
+    assert len(ours.generated) == len(theirs.rows)
+    for i, (tokens, row) in enumerate(zip(ours.generated, theirs.rows)):
+        n = assert_choices([t.token_id for t in tokens], row, theirs.steps[i], tol, where=f"sequence {i}")
+        expected = [float(theirs.probabilities[i][step][token]) for step, token in enumerate(row[:n])]
+        assert [t.score for t in tokens[:n]] == pytest.approx(expected, abs=tol.probability)
+        if n == len(row):
+            assert ours.texts[i] == theirs.texts[i]
+        agreed += n
+    assert agreed >= min(at_least, sum(map(len, theirs.rows))), f"only {agreed} tokens agree before near ties"
+
+
+class BeamWatch:
+    """Last of `generate`'s logits processors in a float32 reference beam search, changing nothing: at each step its
+    running beams (their new token ids), their cumulative log-probabilities as beam search ranks them, and the
+    processed log-probabilities (B, V) it extends them by."""
+
+    def __init__(self, prompt_length: int):
+        self.prompt_length, self.steps = prompt_length, []  # steps[t]: (rows of t new tokens, totals, (B, V) scores)
+
+    def __call__(self, input_ids, scores):
+        rows = [tuple(row) for row in input_ids[:, self.prompt_length :].tolist()]
+        totals = [0.0] * len(rows)
+        if self.steps:
+            before, before_totals, before_scores = self.steps[-1]
+            parent = {row: i for i, row in enumerate(before)}
+            totals = [before_totals[parent[row[:-1]]] + float(before_scores[parent[row[:-1]], row[-1]]) for row in rows]
+        self.steps.append((rows, totals, scores.detach().float().cpu()))
+        return scores
+
+
+class BeamSearch:
+    """A float32 reference beam search of the model in `folder` (generate's own), watched by a BeamWatch."""
+
+    def __init__(self, folder, prompt, **kwargs):
+        from transformers import AutoModelForCausalLM, AutoTokenizer, LogitsProcessorList
+
+        self.tokenizer = AutoTokenizer.from_pretrained(folder)
+        self.model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).to(TEST_DEVICE).eval()
+        enc = self.tokenizer(prompt, return_tensors="pt").to(TEST_DEVICE)
+        self.prompt = enc["input_ids"][0].tolist()
+        self.watch = BeamWatch(len(self.prompt))
+        self.out = self.model.generate(
+            **enc, pad_token_id=self.tokenizer.eos_token_id, output_scores=True, return_dict_in_generate=True,
+            logits_processor=LogitsProcessorList([self.watch]), **{"do_sample": False, **kwargs})
+        eos = self.tokenizer.eos_token_id
+        new = self.out.sequences[:, len(self.prompt) :].tolist()
+        self.rows = [tuple(row[: row.index(eos) + 1] if eos in row else row) for row in new]
+
+    def score(self, row) -> float:
+        """A returned sequence's score as beam search ranks them: its mean log-probability (length penalty 1)."""
+        ids = torch.tensor([self.prompt + list(row)], device=self.model.device)
+        with torch.no_grad():
+            log_p = self.model(ids).logits[0, len(self.prompt) - 1 : -1].log_softmax(-1).cpu()
+        return float(log_p[torch.arange(len(row)), list(row)].mean())
+
+
+def assert_same_beams(ours, reference: BeamSearch, at_least: int) -> int:
+    """The app's beam view step by step is the reference's running beams, each cumulative log-probability within
+    `logit` per token, up to the first step whose beams differ; there every beam the reference did not keep must be a
+    near tie with its weakest (within `tie` per token). When every step agrees the returned sequences are the
+    reference's, rank by rank, or near ties of their mean log-probabilities. Returns the steps that agree."""
+    tol, tokenizer, watch = tolerance("decoder"), reference.tokenizer, reference.watch
+    for t, step in enumerate(ours.beam_steps, start=1):
+        rows, totals, _ = watch.steps[t]
+        theirs, mine = {readable_text(tokenizer, row): total for row, total in zip(rows, totals)}, dict(step.beams)
+        if set(mine) != set(theirs):
+            parents, parent_totals, scores = watch.steps[t - 1]
+            near = {readable_text(tokenizer, parent + (v,)): parent_totals[i] + float(scores[i, v])
+                    for i, parent in enumerate(parents) for v in scores[i].topk(50).indices.tolist()}
+            weakest = min(theirs.values())
+            for text in set(mine) - set(theirs):
+                gap = weakest - near.get(text, -math.inf)
+                assert gap <= tol.tie * t, f"step {t}: the app kept {text!r}, {gap:.3g} below the reference's weakest"
+            assert t - 1 >= min(at_least, len(ours.beam_steps)), f"only {t - 1} steps agree before a near tie"
+            return t - 1
+        assert [mine[text] for text in theirs] == pytest.approx(list(theirs.values()), abs=tol.logit * t)
+    rows = [tuple(token.token_id for token in tokens) for tokens in ours.generated]
+    assert_ranked(rows, reference.rows, {row: reference.score(row) for row in {*rows, *reference.rows}}, tol)
+    for row, text in zip(rows, ours.texts):
+        assert text == tokenizer.decode(row, skip_special_tokens=True)
+    return len(ours.beam_steps)
 
 
 @pytest.fixture(scope="module")
@@ -38,26 +165,31 @@ def reference(tiny_dir):
     return decoded_by_generate(tiny_dir / "decoder")
 
 
+@pytest.mark.parity
 @pytest.mark.parametrize("prompt", PROMPTS)
 def test_greedy_equals_generate(prompt, reference):
     ours = generate(prompt, "greedy", max_new_tokens=20)
-    assert ours.texts == reference(prompt, max_new_tokens=20, do_sample=False)
+    assert_same_generation(ours, reference(prompt, max_new_tokens=20, do_sample=False), at_least=AT_LEAST)
     assert ours.seed is None and ours.done
 
 
+@pytest.mark.parity
 def test_greedy_with_repetition_controls_equals_generate(reference):
     ours = generate(PROMPTS[0], "greedy", max_new_tokens=30, no_repeat_ngram_size=2, repetition_penalty=1.3)
     expected = reference(PROMPTS[0], max_new_tokens=30, do_sample=False, no_repeat_ngram_size=2, repetition_penalty=1.3)
-    assert ours.texts == expected
+    assert_same_generation(ours, expected, at_least=AT_LEAST)
     assert ours.texts != generate(PROMPTS[0], "greedy", max_new_tokens=30).texts  # the controls change the text
 
 
+@pytest.mark.parity
 @pytest.mark.parametrize("prompt", PROMPTS)
-def test_beam_equals_generate(prompt, reference):
-    ours = generate(prompt, "beam", max_new_tokens=12, num_beams=4, num_return_sequences=3)
-    assert ours.texts == reference(prompt, max_new_tokens=12, do_sample=False, num_beams=4, num_return_sequences=3)
+def test_beam_equals_generate(prompt, tiny_dir):
+    settings = dict(max_new_tokens=12, num_beams=4, num_return_sequences=3)
+    ours = generate(prompt, "beam", **settings)
+    assert_same_beams(ours, BeamSearch(tiny_dir / "decoder", prompt, **settings), at_least=AT_LEAST)
 
 
+@pytest.mark.parity
 @pytest.mark.parametrize(
     ("strategy", "settings", "expected"),
     [
@@ -69,7 +201,7 @@ def test_beam_equals_generate(prompt, reference):
 def test_seeded_sampling_equals_generate_and_repeats(strategy, settings, expected, reference):
     ours = generate(PROMPTS[1], strategy, max_new_tokens=15, seed=1234, num_return_sequences=2, **settings)
     theirs = reference(PROMPTS[1], seed=1234, max_new_tokens=15, do_sample=True, num_return_sequences=2, **expected)
-    assert ours.texts == theirs
+    assert_same_generation(ours, theirs, at_least=AT_LEAST)
     assert generate(PROMPTS[1], strategy, max_new_tokens=15, seed=1234, num_return_sequences=2, **settings).texts == ours.texts
     other = generate(PROMPTS[1], strategy, max_new_tokens=15, seed=4321, num_return_sequences=2, **settings)
     assert other.texts != ours.texts
@@ -85,28 +217,37 @@ CUT = [
 ]
 
 
+@pytest.mark.parity
 @pytest.mark.parametrize(("strategy", "settings", "theirs"), CUT)
-def test_texts_are_the_decoded_ids_even_where_a_character_is_cut(strategy, settings, theirs, reference):
-    """`texts` is data: exactly what decode gives, U+FFFD included; the readable form is in the labels."""
+def test_texts_are_the_decoded_ids_even_where_a_character_is_cut(strategy, settings, theirs, reference, tiny_dir):
+    """`texts` is data: exactly what decode gives, U+FFFD included; the readable form is in the labels. In a reduced
+    dtype a sequence may leave the reference's at a near tie (tests/tolerance.py), and its cut with it."""
     expected = reference(PROMPTS[1], **theirs)
-    assert all("\ufffd" in text for text in expected)  # the case in question: a byte with no character
+    assert all("\ufffd" in text for text in expected.texts)  # the case in question: a byte with no character
     ours = generate(PROMPTS[1], strategy, **settings)
-    assert ours.texts == expected
-    for i in range(len(ours.texts)):  # the Generate tab shows each token's label: the byte, in hex
+    if strategy == "beam":
+        assert_same_beams(ours, BeamSearch(tiny_dir / "decoder", PROMPTS[1], **theirs), at_least=AT_LEAST)
+    else:
+        assert_same_generation(ours, expected, at_least=AT_LEAST)
+    tokenizer = models.get("decoder").tokenizer
+    assert ours.texts == tuple(tokenizer.decode([t.token_id for t in tokens], skip_special_tokens=True)
+                               for tokens in ours.generated)
+    for i in range(len(ours.texts)):  # the Generate tab shows each token's label: a cut character's byte, in hex
         shown = figures.token_probability_html(ours, i)
-        assert "\ufffd" not in shown and "[0x" in shown
+        assert "\ufffd" not in shown and ("[0x" in shown or "\ufffd" not in ours.texts[i])
         link = generate_tab.written(PROMPTS[1], ours.to_dict(), i + 1)  # the Attention tab's text: whole characters
         assert "\ufffd" not in link and "[0x" not in link and link.startswith(PROMPTS[1])
 
 
+@pytest.mark.parity
 def test_gpt2_texts_are_the_decoded_ids_even_where_a_character_is_cut(hub_models, monkeypatch):
     """The same with GPT-2's own byte-level BPE (a tiny stand-in): a sampled continuation holding a lone byte."""
     folder = hub_models["openai-community/gpt2"]
     monkeypatch.setenv("BG_DEMO_DECODER", str(folder))
     config.settings.cache_clear()
     expected = decoded_by_generate(folder)("나는 학생입니다", seed=8, max_new_tokens=20, do_sample=True, top_k=0)
-    assert "\ufffd" in expected[0]
-    assert generate("나는 학생입니다", "temperature", max_new_tokens=20, seed=8).texts == expected
+    assert "\ufffd" in expected.texts[0]
+    assert_same_generation(generate("나는 학생입니다", "temperature", max_new_tokens=20, seed=8), expected, AT_LEAST)
 
 
 def test_a_drawn_seed_is_reported_and_reproduces():
@@ -120,16 +261,23 @@ def test_empty_prompt_starts_from_beginning_of_text():
     assert result.prompt == "" and len(result.generated[0]) == 5
 
 
-def test_token_probabilities_and_ranks_match_the_model(tiny_dir):
-    result = generate(PROMPTS[0], "greedy", max_new_tokens=8)
-    loaded = models.get("decoder")
-    prompt = loaded.tokenizer(PROMPTS[0])["input_ids"]
-    ids = prompt + [token.token_id for token in result.generated[0]]
+def _probabilities(reference_model, ids) -> torch.Tensor:
+    """(T, V) next-token probabilities of the float32 reference decoder after each of `ids`."""
+    tokenizer, model = reference_model("decoder")
     with torch.no_grad():
-        probs = loaded.model(torch.tensor([ids])).logits[0].softmax(-1)
+        return model(torch.tensor([ids], device=model.device)).logits[0].softmax(-1).cpu()
+
+
+@pytest.mark.parity
+def test_token_probabilities_and_ranks_match_the_model(reference_model):
+    tol = tolerance("decoder")
+    result = generate(PROMPTS[0], "greedy", max_new_tokens=8)
+    prompt = models.get("decoder").tokenizer(PROMPTS[0])["input_ids"]
+    probs = _probabilities(reference_model, prompt + [token.token_id for token in result.generated[0]])
     for i, token in enumerate(result.generated[0]):
-        assert token.score == pytest.approx(float(probs[len(prompt) - 1 + i, token.token_id]), abs=1e-5)
+        assert token.score == pytest.approx(float(probs[len(prompt) - 1 + i, token.token_id]), abs=tol.probability)
         assert token.rank == 1  # greedy always takes the most likely token
+        assert_rank(1, probs[len(prompt) - 1 + i].log(), token.token_id, tol)  # for the reference too, up to a tie
     assert "Ġ" not in "".join(token.token for token in result.generated[0])
 
 
@@ -164,46 +312,43 @@ def test_stream_advanced_from_different_threads():
     assert generate(PROMPTS[0], "greedy", max_new_tokens=2).done  # nothing was left holding the model
 
 
-def test_beam_tokens_carry_the_models_probabilities(tiny_dir):
+@pytest.mark.parity
+def test_beam_tokens_carry_the_models_probabilities(reference_model):
+    tol = tolerance("decoder")
     result = generate(PROMPTS[1], "beam", max_new_tokens=8, num_beams=3, num_return_sequences=2)
-    loaded = models.get("decoder")
-    prompt = loaded.tokenizer(PROMPTS[1])["input_ids"]
+    prompt = models.get("decoder").tokenizer(PROMPTS[1])["input_ids"]
     for tokens in result.generated:
-        ids = prompt + [token.token_id for token in tokens]
-        with torch.no_grad():
-            probs = loaded.model(torch.tensor([ids])).logits[0].softmax(-1)
+        probs = _probabilities(reference_model, prompt + [token.token_id for token in tokens])
         for i, token in enumerate(tokens):
             step = probs[len(prompt) - 1 + i]
-            assert token.score == pytest.approx(float(step[token.token_id]), abs=1e-5)
-            assert token.rank == int((step > step[token.token_id]).sum()) + 1
+            assert token.score == pytest.approx(float(step[token.token_id]), abs=tol.probability)
+            assert_rank(token.rank, step.log(), token.token_id, tol)
 
 
+@pytest.mark.parity
 def test_beam_view_scores_equal_generates_transition_scores(tiny_dir):
     """Every prefix of a returned beam is in the view at its step, with the sum of generate's own
-    transition scores for its tokens as its cumulative log-probability."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    tokenizer = AutoTokenizer.from_pretrained(tiny_dir / "decoder")
-    model = AutoModelForCausalLM.from_pretrained(tiny_dir / "decoder").eval()
-    enc = tokenizer(PROMPTS[0], return_tensors="pt")
-    out = model.generate(
-        **enc, max_new_tokens=6, num_beams=3, num_return_sequences=3, do_sample=False, output_scores=True,
-        return_dict_in_generate=True, pad_token_id=tokenizer.eos_token_id,
-    )
-    transitions = model.compute_transition_scores(out.sequences, out.scores, out.beam_indices, normalize_logits=False)
-    ours = generate(PROMPTS[0], "beam", max_new_tokens=6, num_beams=3, num_return_sequences=3)
-    prompt_length = enc["input_ids"].shape[1]
+    transition scores for its tokens as its cumulative log-probability (in a reduced dtype: up to the first step
+    whose beams leave the reference's at a near tie, within `logit` per token; tests/tolerance.py)."""
+    tol = tolerance("decoder")
+    settings = dict(max_new_tokens=6, num_beams=3, num_return_sequences=3)
+    reference = BeamSearch(tiny_dir / "decoder", PROMPTS[0], **settings)
+    tokenizer, out = reference.tokenizer, reference.out
+    transitions = reference.model.compute_transition_scores(out.sequences, out.scores, out.beam_indices,
+                                                            normalize_logits=False).cpu()
+    ours = generate(PROMPTS[0], "beam", **settings)
+    agreed = assert_same_beams(ours, reference, at_least=4)
     checked = 0
-    for sequence, scores in zip(out.sequences[:, prompt_length:].tolist(), transitions.tolist()):
+    for sequence, scores in zip(out.sequences[:, len(reference.prompt) :].tolist(), transitions.tolist()):
         total = 0.0
-        for step in range(1, len(sequence)):
+        for step in range(1, min(len(sequence), agreed + 1)):
             total += scores[step - 1]
             beams = dict(ours.beam_steps[step - 1].beams)
             prefix = readable_text(tokenizer, sequence[:step])
-            assert beams[prefix] == pytest.approx(total, abs=1e-4)
+            assert beams[prefix] == pytest.approx(total, abs=max(1e-4, tol.logit * step))
             checked += 1
-    assert checked >= 9
-    best_length = len(ours.generated[0])
+    assert checked >= min(9, 3 * agreed)
+    best_length = len(reference.rows[0])
     best = sum(transitions[0].tolist()[:best_length]) / best_length  # generate's length penalty is 1
     assert best == pytest.approx(float(out.sequences_scores[0]), abs=1e-4)
 

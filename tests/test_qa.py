@@ -6,6 +6,7 @@ from bg_demo.backend import answer
 from bg_demo.backend.qa import Prepared, _decode, best_spans
 from bg_demo.errors import InputError
 from bg_demo.testing import corpus_lines
+from tests.tolerance import tolerance
 
 WINDOW, STRIDE, MAX_ANSWER = 384, 128, 30
 SHORT = (
@@ -17,11 +18,12 @@ LONG = " ".join(corpus_lines() * 3)  # well over one window
 
 def brute_force_squad2(tiny_dir, question, context):
     """The reference: every window, every start <= end inside the context, at most 30 tokens, max
-    start + end logit; no answer when the lowest [CLS] score over the windows beats the best span."""
+    start + end logit; no answer when the lowest [CLS] score over the windows beats the best span. Returns the number
+    of windows, the answer, and each answer's score (None's: the [CLS] score)."""
     from transformers import AutoModelForQuestionAnswering, AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(tiny_dir / "qa")
-    model = AutoModelForQuestionAnswering.from_pretrained(tiny_dir / "qa").eval()
+    model = AutoModelForQuestionAnswering.from_pretrained(tiny_dir / "qa", dtype=torch.float32).eval()
     enc = tokenizer(
         question, context, truncation="only_second", max_length=WINDOW, stride=STRIDE,
         return_overflowing_tokens=True, return_offsets_mapping=True, padding="longest", return_tensors="pt",
@@ -30,18 +32,23 @@ def brute_force_squad2(tiny_dir, question, context):
     enc.pop("overflow_to_sample_mapping")
     with torch.no_grad():
         out = model(**enc)
-    best, null = None, float("inf")
+    best, null, scores = None, float("inf"), {}
     for w in range(len(offsets)):
         seq = enc.sequence_ids(w)
         s, e = out.start_logits[w].tolist(), out.end_logits[w].tolist()
         null = min(null, s[0] + e[0])
         for i in range(len(seq)):
             for j in range(i, min(i + MAX_ANSWER, len(seq))):
-                if seq[i] == 1 and seq[j] == 1 and (best is None or s[i] + e[j] > best[0]):
-                    best = (s[i] + e[j], offsets[w][i][0], offsets[w][j][1])
-    return len(offsets), (None if best is None or null > best[0] else context[best[1] : best[2]])
+                if seq[i] == 1 and seq[j] == 1:
+                    text = context[offsets[w][i][0] : offsets[w][j][1]]
+                    scores[text] = max(scores.get(text, -np.inf), s[i] + e[j])
+                    if best is None or s[i] + e[j] > best[0]:
+                        best = (s[i] + e[j], offsets[w][i][0], offsets[w][j][1])
+    scores[None] = null
+    return len(offsets), (None if best is None or null > best[0] else context[best[1] : best[2]]), scores
 
 
+@pytest.mark.parity
 @pytest.mark.parametrize(
     ("question", "context"),
     [
@@ -52,10 +59,14 @@ def brute_force_squad2(tiny_dir, question, context):
     ],
 )
 def test_equals_brute_force_squad2_decoding(question, context, tiny_dir):
-    n_windows, expected = brute_force_squad2(tiny_dir, question, context)
+    """The reference's answer, or in a reduced dtype one whose float32 score is a near tie with it (a score is two
+    logits: twice `tie`; tests/tolerance.py)."""
+    n_windows, expected, scores = brute_force_squad2(tiny_dir, question, context)
     result = answer(question, context)
     assert len(result.windows) == n_windows
-    assert result.answer == expected
+    if result.answer != expected:
+        gap = scores[expected] - scores.get(result.answer, -np.inf)
+        assert gap <= 2 * tolerance("qa").tie, (result.answer, expected, gap)
     if result.answer is not None:
         assert result.answer == context[result.start : result.end]
         assert result.alternatives[0].text == result.answer
