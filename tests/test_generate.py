@@ -12,7 +12,6 @@ from bg_demo.backend.generation import generate, generate_stream
 from bg_demo.backend.generation.types import GenerationResult, TokenInfo
 from bg_demo.errors import InputError
 from bg_demo.tokens import readable_text
-from bg_demo.ui import generate_tab
 from tests.conftest import TEST_DEVICE
 from tests.tolerance import (
     assert_choices,
@@ -222,6 +221,8 @@ CUT = [
 def test_texts_are_the_decoded_ids_even_where_a_character_is_cut(strategy, settings, theirs, reference, tiny_dir):
     """`texts` is data: exactly what decode gives, U+FFFD included; the readable form is in the labels. In a reduced
     dtype a sequence may leave the reference's at a near tie (tests/tolerance.py), and its cut with it."""
+    from bg_demo.ui import generate_tab  # gradio: here, so the module runs where gradio is not installed
+
     expected = reference(PROMPTS[1], **theirs)
     assert all("\ufffd" in text for text in expected.texts)  # the case in question: a byte with no character
     ours = generate(PROMPTS[1], strategy, **settings)
@@ -401,11 +402,15 @@ def _result(lengths, done=True, stopped="max new tokens", seconds=2.0, waiting=0
     ],
 )
 def test_the_status_says_what_it_counts(result, status):
+    from bg_demo.ui import generate_tab  # gradio: here, so the module runs where gradio is not installed
+
     with text.use("en"):
         assert generate_tab.status(result) == status
 
 
 def test_the_status_counts_sequences_in_korean_and_japanese_too():
+    from bg_demo.ui import generate_tab  # gradio: here, so the module runs where gradio is not installed
+
     three = _result([60, 60, 60])
     with text.use("ko"):
         assert generate_tab.status(three).startswith("시퀀스 3개 × 새 토큰 60개, 2.0초")

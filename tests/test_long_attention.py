@@ -29,8 +29,6 @@ from bg_demo.backend.attention import (
 from bg_demo.figures import screen
 from bg_demo.figures.attention import LINES_MAX, attention_figure, causal_mask_figure, thousandths
 from bg_demo.figures.axes import MAX_TICK_LABELS
-from bg_demo.ui import attention_store
-from bg_demo.ui.attention_store import AttentionStore, Ref
 from tests.tolerance import tolerance
 
 LIMITS = {"encoder": 512, "decoder": 1024}
@@ -229,6 +227,9 @@ def test_the_causal_mask_at_1024_tokens_is_pooled_and_still_a_triangle(long_resu
 
 
 def test_forty_sessions_on_the_teachers_text_share_one_copy_and_keep_kilobytes(monkeypatch):
+    from bg_demo.ui import attention_store  # gradio: here, so the module runs where gradio is not installed
+    from bg_demo.ui.attention_store import AttentionStore, Ref
+
     store = AttentionStore(budget_bytes=10**9)
     calls = []
     real = attention_store.backend.attention
@@ -251,6 +252,9 @@ def test_forty_sessions_on_the_teachers_text_share_one_copy_and_keep_kilobytes(m
 
 
 def test_the_budget_drops_the_least_recent_and_a_dropped_ref_is_made_again(monkeypatch):
+    from bg_demo.ui import attention_store  # gradio: here, so the module runs where gradio is not installed
+    from bg_demo.ui.attention_store import AttentionStore
+
     first = attention(PAGE, "encoder", compact=True)
     size = attention_store.size_of(first)
     store = AttentionStore(budget_bytes=int(size * 2.5))  # room for two
@@ -263,6 +267,7 @@ def test_the_budget_drops_the_least_recent_and_a_dropped_ref_is_made_again(monke
 
 def test_a_redraw_reads_the_shared_maps_without_the_model(monkeypatch):
     from bg_demo.ui import attention_tab, compare_tab
+    from bg_demo.ui.attention_store import Ref
 
     ref, *_ = attention_tab.show(PAGE, "decoder")
     both, *_ = compare_tab.attend(PAGE)
