@@ -23,6 +23,8 @@ from tests.tolerance import (
     tolerance,
 )
 
+pytestmark = pytest.mark.worker_side  # the generation package's own functions, as a GPU worker runs them
+
 PROMPTS = ["Once upon a time in a distant galaxy,", "Artificial intelligence is transforming the world by"]
 AT_LEAST = 5  # tokens of a generation (or steps of a beam search) that must agree with the reference before near ties
 

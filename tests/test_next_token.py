@@ -11,6 +11,8 @@ from bg_demo.errors import InputError
 from bg_demo.tokens import display_token, join_display
 from tests.tolerance import assert_near_best, assert_rank, tolerance
 
+pytestmark = pytest.mark.worker_side  # the next-token lab's and logit lens's own functions, as a GPU worker runs them
+
 PROMPT = "The cat sat on the"
 SETTINGS = [(1.0, 0, 1.0), (0.7, 0, 1.0), (1.5, 10, 1.0), (1.0, 0, 0.3), (0.8, 40, 0.6)]
 

@@ -13,6 +13,8 @@ from bg_demo.figures import causal_loss_bars
 from bg_demo.figures.style import BADGE_CLEARANCE, LINE
 from tests.tolerance import tolerance
 
+pytestmark = pytest.mark.worker_side  # the pretraining lab's own functions, as a GPU worker runs them
+
 SENTENCE = "The quick brown fox jumps over the lazy dog while the five boxing wizards jump quickly."
 
 

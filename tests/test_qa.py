@@ -139,6 +139,7 @@ def test_bad_input_says_what_to_change(question, context, message):
         answer(question, context)
 
 
+@pytest.mark.worker_side  # the windows' batches and the device's turn, where a GPU worker runs them
 def test_a_long_context_lets_a_waiting_request_go_between_its_batches(monkeypatch):
     import threading
 
