@@ -65,7 +65,18 @@ def test_the_traffic_monitor_is_not_public(app_url):
     assert answer.status_code != 200 or "monitoring" not in answer.text.lower()[:2000]
 
 
-def test_one_session_gets_its_share_of_the_queue_and_the_others_still_get_in(app_url):
+@pytest.fixture
+def slow_steps(monkeypatch):
+    """20 ms a token (in a ZeroGPU worker too, which is forked with it): a 200-token generation outlasts the joins."""
+    import time
+
+    from bg_demo.backend.generation import engine
+
+    step = engine.DecodingEngine._step
+    monkeypatch.setattr(engine.DecodingEngine, "_step", lambda self: (time.sleep(0.02), step(self)))
+
+
+def test_one_session_gets_its_share_of_the_queue_and_the_others_still_get_in(app_url, slow_steps):
     script = Client(app_url)
     answers = [script.join("generate", LONG) for _ in range(serving.EVENTS_PER_SESSION + 4)]
     accepted = [answer for answer in answers if answer.status_code == 200]
