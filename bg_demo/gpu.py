@@ -77,6 +77,14 @@ def in_worker() -> bool:
     return _in_worker
 
 
+# On ZeroGPU this process forks a GPU worker for a call while its other threads go on, and numpy's OpenBLAS must then
+# run on one thread: OpenBLAS's fork handler waits for its thread pool, so a fork while another thread is inside a
+# matrix product (the attention views' rollout, prepared on a thread of their own) deadlocked both (seen with
+# BG_DEMO_TEST_ZEROGPU=1: the forking thread stuck in os.fork, the views' thread in `layers[i] @ flow[i - 1]`).
+# The main process's own numpy work is small (the model calls run in the workers), so one thread costs nothing there.
+SINGLE_THREADED_BLAS = {"OPENBLAS_NUM_THREADS": "1"}
+
+
 def requested(env=os.environ) -> bool:
     """Whether this process runs on a ZeroGPU Space (Spaces sets `SPACES_ZERO_GPU` there)."""
     return env.get(ENV, "").strip().lower() in {"1", "true", "yes", "on"}
@@ -89,6 +97,8 @@ def prepare(spaces_module=None) -> None:
     if spaces_module is None:
         if not requested():
             return
+        for name, value in SINGLE_THREADED_BLAS.items():  # before `spaces` imports torch, and torch numpy
+            os.environ.setdefault(name, value)
         import spaces as spaces_module
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")  # a worker is a fork: its tokenizers run on one thread
     _spaces, _dispatch = spaces_module, spaces_module.GPU(duration=duration)(_run)

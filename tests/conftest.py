@@ -12,6 +12,11 @@ import pytest
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+if os.environ.get("BG_DEMO_TEST_ZEROGPU", "").strip() == "1":  # what `bg_demo.gpu.prepare` sets on ZeroGPU, before
+    from bg_demo.gpu import SINGLE_THREADED_BLAS  # numpy loads (the module is light: it imports no torch, no numpy)
+
+    for name, value in SINGLE_THREADED_BLAS.items():
+        os.environ.setdefault(name, value)
 
 
 @pytest.fixture(scope="session")

@@ -229,3 +229,19 @@ def test_zerogpu_s_refusal_reaches_the_student_in_its_words_and_the_page_s_langu
         assert called.value.message == streamed.value.message == text.t("app.gpu_service", lang,
                                                                        message="No GPU was available")
     assert len(set(said.values())) == 3  # one framing per language, ZeroGPU's own words inside each
+
+
+def test_on_zerogpu_numpy_multiplies_matrices_on_one_thread(zero_gpu, monkeypatch):
+    """This process forks GPU workers while its other threads go on: OpenBLAS's fork handler waits for its thread
+    pool, so a fork during another thread's matrix product (the attention views' rollout) deadlocked both."""
+    import sys
+    import types
+
+    monkeypatch.setenv(gpu.ENV, "true")
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    monkeypatch.setitem(sys.modules, "spaces", types.SimpleNamespace(GPU=zero_gpu.GPU))  # `import spaces` finds it
+    try:
+        gpu.prepare()
+        assert os.environ.get("OPENBLAS_NUM_THREADS") == "1"
+    finally:
+        gpu.prepare(zero_gpu)
