@@ -208,11 +208,15 @@ def _load_models(name: str, args, kwargs) -> None:
     """Load (in this process) the models a call will read, so a fresh worker finds them in memory."""
     from bg_demo import models
 
-    _, roles, _ = _FUNCTIONS[name]
-    wanted = roles(*args, **kwargs) if callable(roles) else [(role, kwargs.get("model_id")) for role in roles]
-    for role, model_id in wanted:
+    for role, model_id in _models_read(name, args, kwargs):
         if role in models.MODEL_CLASSES:  # a role that is no role: the call itself says so, in the worker
             models.get(role, model_id)
+
+
+def _models_read(name: str, args, kwargs) -> list[tuple[str, str | None]]:
+    """(role, model id or None for the role's own) of each model a call of `name` reads."""
+    _, roles, _ = _FUNCTIONS[name]
+    return roles(*args, **kwargs) if callable(roles) else [(role, kwargs.get("model_id")) for role in roles]
 
 
 def _run(name: str, args, kwargs):
@@ -299,9 +303,8 @@ def _size(name: str, args, kwargs) -> float:
     role serves (its Hub id, else the role's default model, whose size the app is meant to run)."""
     from bg_demo import config
 
-    _, roles, _ = _FUNCTIONS.get(name, (None, (), False))
     try:
-        wanted = roles(*args, **kwargs) if callable(roles) else [(role, kwargs.get("model_id")) for role in roles]
+        wanted = _models_read(name, args, kwargs) if name in _FUNCTIONS else []
     except TypeError:  # arguments the function will refuse itself, in the worker
         wanted = []
     parameters = 0

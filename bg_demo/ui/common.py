@@ -135,7 +135,7 @@ def _user_errors(what: str):
         raise gr.Error(str(exc), print_exception=False) from None
     except gr.Error as exc:  # ZeroGPU's own refusals (no GPU free, the visitor's quota spent): its words, framed
         log.warning("%s: the GPU service refused it: %s", what, exc.message)
-        raise gr.Error(t("app.gpu_service", message=str(exc.message)), print_exception=False) from None
+        raise reword.gpu_refusal(exc) from None
     except Exception:
         log.exception("%s failed", what)
         raise gr.Error(t("app.unexpected"), print_exception=False) from None

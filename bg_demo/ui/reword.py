@@ -72,8 +72,14 @@ class Tape:
         if isinstance(outcome, BgDemoError):
             raise gr.Error(str(outcome), print_exception=False)
         if isinstance(outcome, gr.Error):  # ZeroGPU's refusal: its words kept, framed in the language now
-            raise gr.Error(text.t("app.gpu_service", message=str(outcome.message)), print_exception=False)
+            raise gpu_refusal(outcome)
         raise gr.Error(text.t("app.unexpected"), print_exception=False)
+
+
+def gpu_refusal(error: gr.Error) -> gr.Error:
+    """ZeroGPU's own refusal (no GPU free, the visitor's quota spent), for the student: its words kept, framed in the
+    language served now."""
+    return gr.Error(text.t("app.gpu_service", message=str(error.message)), print_exception=False)
 
 
 _tape: ContextVar[Tape | None] = ContextVar("bg_demo_tape", default=None)
