@@ -3,4 +3,4 @@
 __version__ = "0.1.0"
 
 # first, so that on ZeroGPU `spaces` is imported before anything touches CUDA (a no-op elsewhere)
-from bg_demo import gpu as _gpu  # noqa: E402, F401
+from bg_demo import placement as _placement  # noqa: E402, F401

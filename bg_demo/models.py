@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import itertools
 import logging
 import os
 import re
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from bg_demo import config, gpu
+from bg_demo import config, placement
 from bg_demo.errors import InputError, ModelUnavailableError
 
 log = logging.getLogger(__name__)
@@ -173,7 +172,7 @@ class LoadedModel:
         """Exclusive use of tokenizer and model while holding the device's turn: fast tokenizers are
         not thread-safe, two forward passes at once fight over the CPU's cores, and the attention
         implementation is switched to eager only for the calls that read attention maps."""
-        if gpu.zero_gpu() and not gpu.in_worker():
+        if placement.zero_gpu() and not placement.in_worker():
             raise RuntimeError(f"a call of the {self.role} model outside a GPU call: on ZeroGPU this process has no GPU")
         self.lock.acquire(batch=batch)
         try:
@@ -271,12 +270,6 @@ def missing_heads(role: str, model, missing_keys) -> frozenset[str]:
     return frozenset(found)
 
 
-def model_bytes(model) -> int:
-    """Bytes of a model's parameters and buffers, a tied weight counted once."""
-    tensors = {id(tensor): tensor for tensor in itertools.chain(model.parameters(), model.buffers())}
-    return sum(tensor.numel() * tensor.element_size() for tensor in tensors.values())
-
-
 # One load at a time in the whole process. `from_pretrained` is not thread-safe: it swaps process-wide functions
 # for the time of a load (torch.nn.init's, PreTrainedModel.init_weights and tie_weights, torch.linspace; see
 # transformers/initialization.py) and puts back what it found, so two loads at once can each restore the other's
@@ -304,7 +297,7 @@ def load_model(role: str, model_id: str) -> LoadedModel:
             model_class = getattr(transformers, MODEL_CLASSES[role])
             model, info = _from_pretrained(model_class, location, dtype=getattr(torch, settings.dtype(role)),
                                            output_loading_info=True)
-            gpu.emulate_cuda_here()  # on ZeroGPU, "cuda" is emulated here: the weights stay for the workers
+            placement.emulate_cuda_here()  # on ZeroGPU, "cuda" is emulated here: the weights stay for the workers
             model.to(settings.device).eval()
     except Exception as exc:  # noqa: BLE001 - every failure must reach the user as one actionable message
         log.error("the %s model %s could not be loaded from %s", role, model_id, location, exc_info=exc)
@@ -317,7 +310,7 @@ def load_model(role: str, model_id: str) -> LoadedModel:
     log.info("loaded the %s model %s in %.1f s", role, model_id, seconds)
     # named as clients will see it (a local folder by its name); `location` keeps where it came from
     return LoadedModel(role, config.public_name(model_id), tokenizer, model, settings.device, seconds,
-                       missing_heads=missing, nbytes=model_bytes(model), location=location)
+                       missing_heads=missing, nbytes=model.get_memory_footprint(return_buffers=True), location=location)
 
 
 @dataclass(frozen=True)
@@ -457,9 +450,12 @@ def get(role: str, model_id: str | None = None) -> LoadedModel:
 
 
 def is_loaded(role: str, model_id: str | None = None) -> bool:
+    """Whether the role's model (its configured one unless `model_id`) is in memory (the UI warns before a load); with
+    a model tier, in the memory of the replica that answers (`bg_demo.backend.model_is_loaded`)."""
     return STORE.is_loaded(role, model_id)
 
 
 def snapshot() -> StoreSnapshot:
-    """Which models are in memory, their bytes, and the budget."""
+    """Which models are in memory (least recently used first), their bytes, and the budget; with a model tier, those
+    of a decoder replica (`bg_demo.backend.model_memory`)."""
     return STORE.snapshot()

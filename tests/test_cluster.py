@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from bg_demo import backend, gpu
+from bg_demo import backend, placement
 from bg_demo.errors import ClusterUnavailableError, InputError
 
 TEXT = "The animal didn't cross the street because it was too tired."
@@ -40,13 +40,13 @@ def here(tier):
 
     class Here:
         def __enter__(self):
-            gpu.use_tier(None)
-            self.here = gpu.running_here()  # in this process itself, also when the suite runs through ZeroGPU
+            placement.use_tier(None)
+            self.here = placement.running_here()  # in this process itself, also when the suite runs through ZeroGPU
             self.here.__enter__()
 
         def __exit__(self, *_):
             self.here.__exit__(*_)
-            gpu.use_tier(tier)
+            placement.use_tier(tier)
 
     return Here()
 

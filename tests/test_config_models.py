@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from bg_demo import backend, config, gpu, models
+from bg_demo import backend, config, models, placement
 from bg_demo.errors import InputError, ModelUnavailableError
 
 
@@ -106,7 +106,7 @@ def test_model_ids_outside_the_allowlist_are_refused():
 def test_eager_attention_only_inside_use():
     loaded = models.get("encoder")
     before = loaded.model.config._attn_implementation
-    with gpu.running_here(), loaded.use(eager_attention=True) as (_, model):  # where calls run (ZeroGPU: a worker)
+    with placement.running_here(), loaded.use(eager_attention=True) as (_, model):  # where calls run (ZeroGPU: a worker)
         assert model.config._attn_implementation == "eager"
     assert loaded.model.config._attn_implementation == before
 

@@ -29,5 +29,5 @@ def test_types_is_a_leaf_and_the_engines_import_only_it():
 def test_the_package_entry_points_are_the_backend_s():
     from bg_demo import backend
 
-    assert backend.submit_generation.__wrapped__ is generation.submit  # through the dispatcher (bg_demo.gpu)
+    assert backend.submit_generation.__wrapped__ is generation.submit  # through the dispatcher (bg_demo.dispatch)
     assert backend.GenerationSettings is generation.GenerationSettings

@@ -12,7 +12,9 @@ head the task reads) and `postprocess` (one input's logits to its result) beside
 the three; `explain` runs the first two for the "why" views, so what it explains is exactly what the tab shows,
 and `batch.run` all three for many requests at once, in one padded forward pass per model."""
 
-from bg_demo import gpu
+from types import MappingProxyType
+
+from bg_demo import config, models
 from bg_demo.backend import attention as _attention
 from bg_demo.backend import classify as _classify
 from bg_demo.backend import compare as _compare
@@ -26,10 +28,12 @@ from bg_demo.backend import next_token as _next_token
 from bg_demo.backend import pretraining as _pretraining
 from bg_demo.backend import qa as _qa
 from bg_demo.backend import qa_attention as _qa_attention
-from bg_demo.backend.generation import GenerationSettings, seed_or_draw
+from bg_demo.backend.generation import GenerationSettings, Handle, seed_or_draw
+from bg_demo.dispatch import Generation, dispatched
 
-# Every function below that reads a model goes through `gpu.dispatched`: an ordinary call here, a call in a GPU
-# worker on ZeroGPU. Each names the roles whose models it reads (loaded before the call, in this process).
+# Every function below that reads a model goes through `dispatched` (`bg_demo.dispatch`): an ordinary call here, a
+# call in a GPU worker on ZeroGPU, a call of the model tier's replicas with a Ray address. Each names the roles whose
+# models it reads (loaded before the call, in this process) and its kind, which sets what it may ask ZeroGPU for.
 
 
 def _role_arg(*args, role=None, model_id=None, **__):
@@ -40,39 +44,48 @@ def _both(*_, encoder_id=None, decoder_id=None, **__):
     return [("encoder", encoder_id), ("decoder", decoder_id)]
 
 
-def _facts(*args, role=None, model_id=None, **__):
+def _role_first(*args, role=None, model_id=None, **__):
     return [(args[0] if args else role, model_id)]
 
 
-fill_mask = gpu.dispatched(_fill_mask.fill_mask, ("encoder",))
-classify = gpu.dispatched(_classify.classify, ("sentiment",))
-recognize_entities = gpu.dispatched(_entities.recognize_entities, ("ner",))
-answer = gpu.dispatched(_qa.answer, ("qa",))
-answer_attention = gpu.dispatched(_qa_attention.answer_attention, ("qa",))
-next_sentence = gpu.dispatched(_next_sentence.next_sentence, ("encoder",))
-mlm_corruption = gpu.dispatched(_pretraining.mlm_corruption, ("encoder",))
-input_representation = gpu.dispatched(_pretraining.input_representation, ("encoder",))
-causal_lm = gpu.dispatched(_pretraining.causal_lm, ("decoder",))
-logit_lens = gpu.dispatched(_logit_lens.logit_lens, ("decoder",))
-next_token = gpu.dispatched(_next_token.next_token, ("decoder",))
-attention = gpu.dispatched(_attention.attention, _role_arg)
-compare = gpu.dispatched(_compare.compare, _both)
-same_word = gpu.dispatched(_compare.same_word, _both)
-predict_masked_both = gpu.dispatched(_compare.predict_masked_both, _both)
-model_facts = gpu.dispatched(_compare.model_facts, _facts)
-explain_fill_mask = gpu.dispatched(_explain.explain_fill_mask, ("encoder",))
-explain_classify = gpu.dispatched(_explain.explain_classify, ("sentiment",))
-explain_next_sentence = gpu.dispatched(_explain.explain_next_sentence, ("encoder",))
-explain_entity = gpu.dispatched(_explain.explain_entity, ("ner",))
-explain_answer = gpu.dispatched(_explain.explain_answer, ("qa",))
-explain_next_token = gpu.dispatched(_explain.explain_next_token, ("decoder",))
-explain_generation = gpu.dispatched(_explain.explain_generation, ("decoder",))
-# a generation streams: on ZeroGPU one call of the dispatcher per request (see gpu.py)
-submit_generation = gpu.dispatched(_generation.submit, ("decoder",), stream=True)
-generate_stream = gpu.dispatched(_generation.generate_stream, ("decoder",), stream=True)
-generate = gpu.dispatched(_generation.generate, ("decoder",))
+# a generation's arguments and stream, as the dispatcher and the model tier read them
+_GENERATION = Generation(settings=_generation.settings_of, handle=Handle, stopped=_generation.stopped)
+
+fill_mask = dispatched("fill_mask", _fill_mask.fill_mask, "task", ("encoder",), batched=True)
+classify = dispatched("classify", _classify.classify, "task", ("sentiment",), batched=True)
+recognize_entities = dispatched("recognize_entities", _entities.recognize_entities, "task", ("ner",), batched=True)
+answer = dispatched("answer", _qa.answer, "task", ("qa",), batched=True)
+next_sentence = dispatched("next_sentence", _next_sentence.next_sentence, "task", ("encoder",), batched=True)
+answer_attention = dispatched("answer_attention", _qa_attention.answer_attention, "task", ("qa",))
+mlm_corruption = dispatched("mlm_corruption", _pretraining.mlm_corruption, "task", ("encoder",))
+input_representation = dispatched("input_representation", _pretraining.input_representation, "task", ("encoder",))
+causal_lm = dispatched("causal_lm", _pretraining.causal_lm, "task", ("decoder",))
+logit_lens = dispatched("logit_lens", _logit_lens.logit_lens, "task", ("decoder",))
+next_token = dispatched("next_token", _next_token.next_token, "task", ("decoder",))
+attention = dispatched("attention", _attention.attention, "task", _role_arg)
+compare = dispatched("compare", _compare.compare, "task", _both)
+same_word = dispatched("same_word", _compare.same_word, "task", _both)
+predict_masked_both = dispatched("predict_masked_both", _compare.predict_masked_both, "task", _both)
+model_facts = dispatched("model_facts", _compare.model_facts, "task", _role_first)
+explain_fill_mask = dispatched("explain_fill_mask", _explain.explain_fill_mask, "explain", ("encoder",))
+explain_classify = dispatched("explain_classify", _explain.explain_classify, "explain", ("sentiment",))
+explain_next_sentence = dispatched("explain_next_sentence", _explain.explain_next_sentence, "explain", ("encoder",))
+explain_entity = dispatched("explain_entity", _explain.explain_entity, "explain", ("ner",))
+explain_answer = dispatched("explain_answer", _explain.explain_answer, "explain", ("qa",))
+explain_next_token = dispatched("explain_next_token", _explain.explain_next_token, "explain", ("decoder",))
+explain_generation = dispatched("explain_generation", _explain.explain_generation, "explain", ("decoder",))
+# a generation: on ZeroGPU one streaming call of a worker per request; on the model tier, a decoder replica's
+submit_generation = dispatched("submit_generation", _generation.submit, "generation", ("decoder",), streams=True,
+                               generation=_GENERATION)
+generate_stream = dispatched("generate_stream", _generation.generate_stream, "generation", ("decoder",), streams=True,
+                             generation=_GENERATION)
+generate = dispatched("generate", _generation.generate, "generation", ("decoder",), generation=_GENERATION)
+# questions to the model store: asked where the models are (a model-tier replica), in this process elsewhere
+model_is_loaded = dispatched("model_is_loaded", models.is_loaded, "store", _role_first, remember_yes=True)
+model_memory = dispatched("model_memory", models.snapshot, "store", ("decoder",))
 
 __all__ = [
+    "CALLS",
     "GenerationSettings",
     "answer",
     "answer_attention",
@@ -107,28 +120,15 @@ __all__ = [
 ]
 
 
-def model_is_loaded(role: str, model_id: str | None = None) -> bool:
-    """Whether the role's model (its configured one unless `model_id`) is in memory (the UI warns before a load); with
-    a model tier, in the memory of the replica that answers."""
-    if gpu.tier() is not None:
-        return gpu.tier().call("model_is_loaded", (role, model_id), {})
-    from bg_demo.models import is_loaded
-
-    return is_loaded(role, model_id)
-
-
-def model_memory():
-    """Which models are in memory (least recently used first), their bytes, and the budget: a `models.StoreSnapshot`;
-    with a model tier, those of a decoder replica."""
-    if gpu.tier() is not None:
-        return gpu.tier().call("model_memory", (), {})
-    from bg_demo.models import snapshot
-
-    return snapshot()
-
-
 def model_source(role: str) -> str:
     """The Hub id or local folder the role loads from."""
-    from bg_demo.config import settings
+    return config.settings().source(role)
 
-    return settings().source(role)
+
+# The call table: every dispatched function by its name, as a GPU worker or a model-tier replica is asked for it.
+CALLS = MappingProxyType({call.entry.name: call.entry for call in (
+    fill_mask, classify, recognize_entities, answer, next_sentence, answer_attention, mlm_corruption,
+    input_representation, causal_lm, logit_lens, next_token, attention, compare, same_word, predict_masked_both,
+    model_facts, explain_fill_mask, explain_classify, explain_next_sentence, explain_entity, explain_answer,
+    explain_next_token, explain_generation, submit_generation, generate_stream, generate, model_is_loaded,
+    model_memory)})

@@ -3,7 +3,7 @@ with sticky sessions, `deploy/haproxy.cfg`) send their model calls to Ray Serve 
 
 In-process stays the default: one command, no Ray. A front end started with a Ray address (`python -m bg_demo serve
 --ray ADDRESS`, or `BG_DEMO_RAY_ADDRESS`) connects to the cluster (`client.connect`) and from then on every backend
-call named in `bg_demo.backend` goes there through `bg_demo.gpu.dispatched`, by name, with the same plain arguments,
+call named in `bg_demo.backend` goes there through `bg_demo.dispatch`, by name, with the same plain arguments,
 and comes back as the same plain, picklable result: every tab, Stop, a closed tab, the "why" views, model choice and
 the three languages work as in-process, because the front end runs the same UI code on the same results.
 
@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import os
 
+from bg_demo import config
+
 ENV = "BG_DEMO_RAY_ADDRESS"
 APP_PREFIX = "bg-demo-"
 # A function reading the encoder's and the decoder's models runs where the encoder's do.
@@ -44,18 +46,9 @@ def app_name(role: str) -> str:
     return APP_PREFIX + role
 
 
-def route(name: str, args: tuple, kwargs: dict) -> str:
-    """The role whose replicas run the backend call `name(*args, **kwargs)`."""
-    from bg_demo import config, gpu
-
-    if name == "model_is_loaded":
-        role = args[0] if args else kwargs.get("role")
-        return role if role in config.ROLES else SHARED_ROLE
-    if name == "model_memory":
-        return "decoder"
-    _, roles, _ = gpu.function(name)
-    wanted = roles(*args, **kwargs) if callable(roles) else [(role, None) for role in roles]
-    named = {role for role, _ in wanted}
+def route(entry, args: tuple, kwargs: dict) -> str:
+    """The role whose replicas run a call of the table's `entry` (a `bg_demo.dispatch.Entry`) with these arguments."""
+    named = {role for role, _ in entry.models_read(args, kwargs)}
     if len(named) != 1:
         return SHARED_ROLE
     role = named.pop()

@@ -1,10 +1,10 @@
 """A front end's side of the model tier: connect to the Ray cluster, send each backend call to its role's
 application, stream generations back, and keep a student's request alive when a replica dies.
 
-- A call (`Tier.call`) goes to its role's replicas (`cluster.route`): the BERT tasks to `task` (batched there with
-  other front ends' requests), the rest to `call`. It comes back as the backend's own result, or raises the
-  backend's own error (it crosses as a value, `gpu._Failed`, so it keeps its class and is worded here, in the page's
-  language). A replica that dies during a call: the call is sent again, to another replica (calls only read).
+- A call (`Tier.call`, given the call table's entry, `bg_demo.dispatch.Entry`) goes to its role's replicas
+  (`cluster.route`) by name: the batched BERT tasks to `task` (batched there with other front ends' requests), the rest
+  to `call`. It comes back as the backend's own result, or raises the backend's own error (it crosses as a value,
+  `dispatch.Failed`, so it keeps its class and is worded here, in the page's language). A replica that dies during a call: the call is sent again, to another replica (calls only read).
 - A generation (`Tier.stream`) returns a `Handle` like the in-process engine's, fed by a thread of its own, so the
   Gradio event loop never waits on Ray. Stop or a closed tab cancel the Ray call (on another thread: Ray's cancel
   can wait for the request to reach a replica), and the replica's engine drops the request at its next step.
@@ -22,8 +22,10 @@ import logging
 import threading
 import time
 
-from bg_demo import cluster, gpu
+from bg_demo import backend, cluster, placement
+from bg_demo.backend import generation
 from bg_demo.backend.generation import GenerationSettings, Handle
+from bg_demo.dispatch import raised
 from bg_demo.errors import BgDemoError, ClusterUnavailableError
 
 log = logging.getLogger(__name__)
@@ -33,6 +35,7 @@ CONNECT_SECONDS = 30.0  # a cluster that has not answered by then is unreachable
 CALL_SECONDS = 300.0
 RETRIES = 3  # times a call or a generation is sent again after its replica died
 RETRY_PAUSE_SECONDS = 0.5  # before sending again: the dead replica leaves the routing table in the meantime
+SUBMIT = backend.submit_generation.entry.name  # how every generation goes to a decoder replica: (prompt, settings)
 
 # Ray's cancel can wait until the request has reached a replica: never on a Gradio event loop (a cancelled generator
 # is closed there; a wait there would freeze every user's page), so cancels run on these threads.
@@ -61,7 +64,7 @@ class Tier:
     def __init__(self, address: str) -> None:
         self.address = address
         self._handles: dict[str, object] = {}
-        self._loaded: set = set()  # model_is_loaded questions answered yes (the loading notice is only a notice)
+        self._yes: set = set()  # questions answered yes, kept (`Entry.remember_yes`: the loading notice is a notice)
         self._lock = threading.Lock()
 
     def connect(self) -> Tier:
@@ -103,37 +106,37 @@ class Tier:
         answers = self.handle(role).broadcast("info").results(return_exceptions=True)
         return [answer for answer in answers if isinstance(answer, dict)]  # a replica that just died is left out
 
-    def call(self, name: str, args: tuple, kwargs: dict):
-        """The backend call `name(*args, **kwargs)`, run by a replica of its role."""
-        from bg_demo.backend import batch
-
-        if name in ("generate", "generate_stream"):  # the settings are made here: a seed is drawn once
-            *_, final = self.stream(name, args, kwargs)
+    def call(self, entry, args: tuple, kwargs: dict):
+        """A call of the table's `entry` (`bg_demo.dispatch.Entry`) with these arguments, run by a replica of its role."""
+        if entry.kind == "generation":  # streamed, as every generation: the settings are made here, a seed drawn once
+            *_, final = self.stream(entry, args, kwargs)
             return final
-        if name == "model_is_loaded" and (args, tuple(kwargs.items())) in self._loaded:
+        asked = (entry.name, args, tuple(kwargs.items())) if entry.remember_yes else None
+        if asked is not None and asked in self._yes:
             return True  # asked before every request: a model once loaded is not asked about again (a round trip)
-        handle = self.handle(cluster.route(name, args, kwargs))
+        result = raised(self._ask(entry, args, kwargs))
+        if asked is not None and result is True:
+            self._yes.add(asked)
+        return result
+
+    def _ask(self, entry, args: tuple, kwargs: dict):
+        """The replica's answer (a result, or `Failed`): sent again, to another replica, when its replica died."""
+        handle = self.handle(cluster.route(entry, args, kwargs))
         for attempt in range(RETRIES + 1):
             try:
-                if name in batch.TASKS:
-                    result = handle.task.remote((name, args, kwargs)).result(timeout_s=CALL_SECONDS)
-                else:
-                    result = handle.call.remote(name, args, kwargs).result(timeout_s=CALL_SECONDS)
-                break
+                if entry.batched:
+                    return handle.task.remote((entry.name, args, kwargs)).result(timeout_s=CALL_SECONDS)
+                return handle.call.remote(entry.name, args, kwargs).result(timeout_s=CALL_SECONDS)
             except Exception as error:  # noqa: BLE001 - Ray's errors become the student's message
                 if not _replica_gone(error) or attempt == RETRIES:
                     raise _worded(self.address, error) from error
-                log.warning("a replica died during %s; sending it again (%s)", name, _reason(error))
+                log.warning("a replica died during %s; sending it again (%s)", entry.name, _reason(error))
                 time.sleep(RETRY_PAUSE_SECONDS)
-        if isinstance(result, gpu._Failed):
-            raise result.error
-        if name == "model_is_loaded" and result:
-            self._loaded.add((args, tuple(kwargs.items())))
-        return result
 
-    def stream(self, name: str, args: tuple, kwargs: dict) -> RemoteHandle:
-        """A generation on a decoder replica; its updates come through the returned handle."""
-        prompt, settings, kwargs = _as_submit(name, args, kwargs)
+    def stream(self, entry, args: tuple, kwargs: dict) -> RemoteHandle:
+        """A generation (any of the table's, `entry`) on a decoder replica, sent as `submit_generation`; its updates
+        come through the returned handle."""
+        prompt, settings, kwargs = generation.submission(args, kwargs)
         handle = RemoteHandle()
         threading.Thread(target=self._feed, args=(handle, prompt, settings, kwargs), name="bg-demo-ray-stream",
                          daemon=True).start()
@@ -144,7 +147,7 @@ class Tier:
         try:
             decoder = self.handle("decoder").options(stream=True)
             for attempt in range(RETRIES + 1):
-                handle.call = call = decoder.stream.remote("submit", (prompt, settings), kwargs)
+                handle.call = call = decoder.stream.remote(SUBMIT, (prompt, settings), kwargs)
                 if handle.cancelled.is_set():
                     _cancels.submit(call.cancel)
                     break
@@ -153,8 +156,7 @@ class Tier:
                         if isinstance(update, str):
                             handle.replicas.append(update)
                             continue
-                        if isinstance(update, gpu._Failed):
-                            raise update.error
+                        update = raised(update)
                         if update.done or _progress(update) > shown:
                             handle.put(last := update)
                             shown = _progress(update)
@@ -174,7 +176,7 @@ class Tier:
                                 handle.replicas[-1] if handle.replicas else "?", _reason(error))
                     time.sleep(RETRY_PAUSE_SECONDS)
             if last is None or not last.done:
-                handle.put(gpu._stopped(last, "submit", (prompt, settings), kwargs))
+                handle.put(generation.stopped(last, (prompt, settings), kwargs))
         except BaseException as error:  # noqa: BLE001 - the consumer raises it
             handle.put(error)
 
@@ -191,17 +193,6 @@ def _reachable(address: str) -> None:
         socket.create_connection((host, int(port)), timeout=CONNECT_SECONDS).close()
     except OSError as error:
         raise ClusterUnavailableError(address, _reason(error)) from error
-
-
-def _as_submit(name: str, args: tuple, kwargs: dict):
-    """`submit`'s arguments for any generation call: (prompt, settings, {model_id, client})."""
-    if name == "submit":
-        prompt = args[0] if args else kwargs["prompt"]
-        settings = args[1] if len(args) > 1 else kwargs["settings"]
-        rest = {key: kwargs[key] for key in ("model_id", "client") if key in kwargs}
-        return prompt, settings, rest
-    settings = gpu._generation_settings(args, kwargs)
-    return args[0], settings, {key: kwargs[key] for key in ("model_id",) if key in kwargs}
 
 
 def _progress(update) -> tuple[int, int]:
@@ -256,7 +247,7 @@ def connect(address: str | None = None) -> Tier | None:
     with _connect_lock:
         if _tier is None or _tier.address != address:
             _tier = Tier(address).connect()
-            gpu.use_tier(_tier)
+            placement.use_tier(_tier)
             log.info("model calls go to the Ray cluster at %s", address)
     return _tier
 
@@ -266,4 +257,4 @@ def disconnect() -> None:
     global _tier
     with _connect_lock:
         _tier = None
-        gpu.use_tier(None)
+        placement.use_tier(None)

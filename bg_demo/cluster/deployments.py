@@ -38,10 +38,10 @@ class RoleModels:
     """One replica: a role's models in this process's model store, and the calls that read them."""
 
     def __init__(self, role: str, preload: bool = True, threads: int = 0) -> None:
-        from bg_demo import config, gpu, models
+        from bg_demo import config, models, placement
         from bg_demo.errors import ModelUnavailableError
 
-        gpu.serve_here()  # calls run here, even where the replica's environment names a Ray address
+        placement.serve_here()  # calls run here, even where the replica's environment names a Ray address
         if role not in config.ROLES:
             raise ValueError(f"no role {role!r}; one of {', '.join(config.ROLES)}")
         if threads:  # Ray gives a replica of n CPUs n threads (OMP_NUM_THREADS); a front-end-sized share may want more
@@ -60,7 +60,8 @@ class RoleModels:
                 log.exception("the %s model could not be loaded at start-up", role)
 
     async def call(self, name: str, args: tuple, kwargs: dict):
-        """Any backend call that reads this role's models: its result, or `Failed` with the error a student reads."""
+        """Any backend call (by its name in the call table) that reads this role's models: its result, or `Failed`
+        with the error a student reads."""
         return await asyncio.to_thread(_call, name, args, kwargs)
 
     @serve.batch(max_batch_size=BATCH_SIZE, batch_wait_timeout_s=BATCH_WAIT_SECONDS)
@@ -74,8 +75,8 @@ class RoleModels:
         """A generation: first this replica's name (the front end says where a request ran when it has to move it),
         then every update. A cancelled call (Stop, a closed tab) leaves the engine at its next step: closing this
         generator closes the engine handle's iteration, which cancels the request."""
+        from bg_demo.dispatch import Failed
         from bg_demo.errors import BgDemoError
-        from bg_demo.gpu import _Failed
 
         yield self.name
         try:
@@ -87,7 +88,7 @@ class RoleModels:
                     sent = now
                     yield update
         except BgDemoError as error:
-            yield _Failed(error)
+            yield Failed(error)
 
     def info(self) -> dict:
         """This replica as data: its name, process, resident memory, models in memory, generations running, and how
@@ -107,29 +108,27 @@ class RoleModels:
 
 
 def _call_raw(name: str, args: tuple, kwargs: dict):
-    from bg_demo import backend, gpu
+    """The backend function the call table names `name`, run here."""
+    from bg_demo.backend import CALLS
 
-    if name in ("model_is_loaded", "model_memory"):
-        return getattr(backend, name)(*args, **kwargs)
-    function, _, _ = gpu.function(name)
-    return function(*args, **kwargs)
+    return CALLS[name].function(*args, **kwargs)
 
 
 def _call(name: str, args: tuple, kwargs: dict):
+    from bg_demo.dispatch import Failed
     from bg_demo.errors import BgDemoError
-    from bg_demo.gpu import _Failed
 
     try:
         return _call_raw(name, args, kwargs)
     except BgDemoError as error:
-        return _Failed(error)
+        return Failed(error)
 
 
 def _tasks(requests: list[tuple[str, tuple, dict]]) -> list:
     """Each request's result (or `Failed`), in order: the requests of one task run together."""
     from bg_demo.backend import batch
+    from bg_demo.dispatch import Failed
     from bg_demo.errors import BgDemoError
-    from bg_demo.gpu import _Failed
 
     results: list = [None] * len(requests)
     by_task = defaultdict(list)
@@ -142,14 +141,15 @@ def _tasks(requests: list[tuple[str, tuple, dict]]) -> list:
             continue
         answers = batch.run(name, [requests[i][1:] for i in indices])
         for i, answer in zip(indices, answers, strict=True):
-            results[i] = _Failed(answer) if isinstance(answer, BgDemoError) else answer
+            results[i] = Failed(answer) if isinstance(answer, BgDemoError) else answer
     return results
 
 
 def _rss() -> int:
     """This process's resident memory in bytes."""
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    import psutil
+
+    return psutil.Process().memory_info().rss
 
 
 def role_app(args: dict):

@@ -10,8 +10,9 @@ logits the decoding computed anyway. `types.py` holds what they all speak.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
-from bg_demo import models
+from bg_demo import config, models
 from bg_demo.backend._common import require_head
 from bg_demo.backend.generation import beam, engine
 from bg_demo.backend.generation.types import (
@@ -30,7 +31,8 @@ from bg_demo.backend.generation.types import (
 
 __all__ = [
     "MAX_SEED", "SAMPLING", "STRATEGIES", "BeamStep", "GenerationResult", "GenerationSettings", "Handle", "Request",
-    "TokenInfo", "generate", "generate_stream", "prompt_ids", "seed_or_draw", "submit",
+    "TokenInfo", "generate", "generate_stream", "prompt_ids", "seed_or_draw", "settings_of", "stopped", "submission",
+    "submit",
 ]
 
 
@@ -56,3 +58,32 @@ def generate(prompt: str, *args, model_id: str | None = None, **kwargs) -> Gener
     """Generate and return the finished result; the arguments are those of `generate_stream`."""
     *_, final = generate_stream(prompt, *args, model_id=model_id, **kwargs)
     return final
+
+
+# A generation call's arguments, whichever of the three it is: `submit(prompt, settings, *, model_id, client)`, or
+# `generate_stream`/`generate(prompt, *fields, model_id, **fields)`. The dispatcher and the model tier read them so.
+
+
+def settings_of(args: tuple, kwargs: dict) -> GenerationSettings:
+    """The settings a generation call's arguments give."""
+    given = args[1] if len(args) > 1 else kwargs.get("settings")
+    if isinstance(given, GenerationSettings):
+        return given
+    fields = {key: value for key, value in kwargs.items() if key not in ("prompt", "model_id", "client")}
+    return GenerationSettings(*args[1:], **fields)
+
+
+def submission(args: tuple, kwargs: dict) -> tuple[str, GenerationSettings, dict]:
+    """`submit`'s arguments for any generation call: (prompt, settings, {model_id, client} as given)."""
+    prompt = args[0] if args else kwargs["prompt"]
+    return prompt, settings_of(args, kwargs), {key: kwargs[key] for key in ("model_id", "client") if key in kwargs}
+
+
+def stopped(last: GenerationResult | None, args: tuple, kwargs: dict) -> GenerationResult:
+    """The final result of a generation stopped before its worker or replica sent one: the newest update `last`, or
+    an empty one, marked done and stopped."""
+    if last is None:
+        prompt, settings, options = submission(args, kwargs)
+        model_id = options.get("model_id") or config.public_name(config.settings().source("decoder"))
+        last = Request.of(prompt, settings).started(model_id)
+    return replace(last, done=True, stopped="stopped", waiting=0)
