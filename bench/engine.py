@@ -30,7 +30,7 @@ def load_gpt2():
     from transformers import AutoTokenizer, GPT2Config, GPT2LMHeadModel
 
     from bg_demo.models import LoadedModel
-    from bg_demo.testing import build_tiny_models
+    from bg_demo.tiny_models import build_tiny_models
 
     folder = Path(tempfile.mkdtemp(prefix="bg-demo-bench-"))
     build_tiny_models(folder, roles=("decoder",))

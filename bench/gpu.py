@@ -6,7 +6,7 @@
 --size base (the default) loads random weights with the real shapes (bert-base for the encoder, NER and QA,
 DistilBERT for sentiment, GPT-2 for the decoder; the tiny models' tokenizers feed them, as in bench/limits.py),
 built in a temporary folder unless --models names a folder to keep them in (built there the first time, then read
-from it). --size tiny loads the project's tiny models (`bg_demo.testing`): a smoke run of every phase on a CPU in
+from it). --size tiny loads the project's tiny models (`bg_demo.tiny_models`): a smoke run of every phase on a CPU in
 about a minute. --device sets BG_DEMO_DEVICE (default: the app's own choice, CUDA first); the dtype is the app's
 (float16 on CUDA). Each figure is the median of --repeats runs after a warm-up; the variants of a table take turns,
 so whatever else loads the machine hits them alike. No timing is asserted; the targets are printed beside them.
@@ -68,7 +68,7 @@ def prepare_models(size: str, folder: str | None) -> str:
     """A folder with encoder/ sentiment/ ner/ qa/ decoder/ of `size`: `folder` as it is when it has all five,
     else built (into `folder` when given, kept; else into a temporary one, removed at exit)."""
     from bg_demo.config import ROLES
-    from bg_demo.testing import build_tiny_models
+    from bg_demo.tiny_models import build_tiny_models
 
     if folder and all((Path(folder) / role / "config.json").is_file() for role in ROLES):
         return folder

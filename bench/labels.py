@@ -33,7 +33,7 @@ def main() -> int:
     from bg_demo.backend.generation.engine import DecodingEngine
     from bg_demo.backend.generation.types import GenerationSettings, Request
     from bg_demo.models import LoadedModel
-    from bg_demo.testing import build_tiny_models
+    from bg_demo.tiny_models import build_tiny_models
 
     folder = build_tiny_models(tempfile.mkdtemp(prefix="bg-demo-bench-"), roles=("decoder",))["decoder"]
     model = AutoModelForCausalLM.from_pretrained(folder).eval()

@@ -69,7 +69,7 @@ def build_all() -> str:
     import torch
     from transformers import BertConfig, BertForQuestionAnswering, BertForTokenClassification
 
-    from bg_demo.testing import build_tiny_models
+    from bg_demo.tiny_models import build_tiny_models
 
     build_tiny_models(folder, roles=("ner", "qa"))
     torch.manual_seed(0)
@@ -175,7 +175,7 @@ class Refused(RuntimeError):
 
 
 def body(fn_index: int, session: str, args) -> dict:
-    return {"data": list(args), "fn_index": fn_index, "session_hash": session, "event_data": None, "trigger_id": None}
+    return {"data": [*args, *classroom.LOOK], "fn_index": fn_index, "session_hash": session, "event_data": None, "trigger_id": None}
 
 
 def join(http, fn_index: int, session: str, args) -> str:

@@ -82,41 +82,41 @@ def main() -> int:
     import torch
     from transformers import AutoTokenizer
 
-    from bg_demo.figures import screen
+    from bg_demo.look import Look
     from bg_demo.ui import attention_store, attention_tab
 
     tokenizers = {role: AutoTokenizer.from_pretrained(Path(folder) / role) for role in SIZES}
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; {args.size} sizes (bert-base, GPT-2 small)")
     views = ("head", "focus", "layer", "heads", "overview", "lines", "mean", "rollout")
+    laptop = Look("en", 1366)  # every figure drawn for a 1366-px page
 
     def shown(ref, view, layer=0, head=0, query=0):
         layer, head = min(layer, ref.shape[0] - 1), min(head, ref.shape[1] - 1)  # the tiny models have fewer
-        fig = attention_tab.draw(ref, view, layer, head, False, "entropy", query, 4)
+        fig = attention_tab.draw(ref, laptop, view, layer, head, False, "entropy", query, 4)
         return len(pio.to_json(fig, validate=False).encode())
 
     rows = []
-    with screen.use(1366):
-        for role, sizes in SIZES.items():
-            attention_tab.show(text_of(tokenizers[role], 16, "warm"), role)  # the model loaded before timing
-            for n in sizes:
-                firsts, ready, switches, payload = [], [], {}, {}
-                for r in range(args.repeats):
-                    text = text_of(tokenizers[role], n, f"r{r}")
-                    seconds, (ref, *_) = timed(lambda text=text: attention_tab.show(text, role))
-                    draw_s, _ = timed(lambda ref=ref: shown(ref, "head"))
-                    firsts.append(seconds + draw_s)
-                    waited, _ = timed(lambda: [t.join() for t in list(attention_store.shared().preparing.values())])
-                    ready.append(seconds + draw_s + waited)  # the views over every map prepared, on their thread
-                    for label, call in (("head", lambda ref=ref: shown(ref, "head", 0, 3)),
-                                        ("layer", lambda ref=ref: shown(ref, "head", 5, 3)),
-                                        *((f"view:{v}", lambda ref=ref, v=v: shown(ref, v, 5, 3, n // 2))
-                                          for v in views)):
-                        seconds, size = timed(call)
-                        switches.setdefault(label, []).append(seconds)
-                        if label.startswith("view:"):
-                            payload[label[5:]] = size
-                switch = {label: statistics.median(values) for label, values in switches.items()}
-                rows.append((role, n, statistics.median(firsts), switch, payload, statistics.median(ready)))
+    for role, sizes in SIZES.items():
+        attention_tab.show(text_of(tokenizers[role], 16, "warm"), role)  # the model loaded before timing
+        for n in sizes:
+            firsts, ready, switches, payload = [], [], {}, {}
+            for r in range(args.repeats):
+                text = text_of(tokenizers[role], n, f"r{r}")
+                seconds, (ref, *_) = timed(lambda text=text: attention_tab.show(text, role))
+                draw_s, _ = timed(lambda ref=ref: shown(ref, "head"))
+                firsts.append(seconds + draw_s)
+                waited, _ = timed(lambda: [t.join() for t in list(attention_store.shared().preparing.values())])
+                ready.append(seconds + draw_s + waited)  # the views over every map prepared, on their thread
+                for label, call in (("head", lambda ref=ref: shown(ref, "head", 0, 3)),
+                                    ("layer", lambda ref=ref: shown(ref, "head", 5, 3)),
+                                    *((f"view:{v}", lambda ref=ref, v=v: shown(ref, v, 5, 3, n // 2))
+                                      for v in views)):
+                    seconds, size = timed(call)
+                    switches.setdefault(label, []).append(seconds)
+                    if label.startswith("view:"):
+                        payload[label[5:]] = size
+            switch = {label: statistics.median(values) for label, values in switches.items()}
+            rows.append((role, n, statistics.median(firsts), switch, payload, statistics.median(ready)))
     print("\n## Time to the first view, to switch, and payloads (medians of", args.repeats, "runs)\n")
     print("| model | tokens | first view s | every view ready s | head switch s | layer switch s | slowest view switch s "
           "| largest figure MB |")
@@ -149,24 +149,23 @@ def main() -> int:
     print(f"shared copies' budget: {attention_store.shared().budget / 1e6:.0f} MB")
     print("| model | tokens | texts | model runs | kept copies | MB per session | target |")
     print("|---|---:|---|---:|---:|---:|---|")
-    with screen.use(1366):
-        for role, (n, _) in TARGETS.items():
-            for label, distinct in (("one (the teacher's link)", False), (f"{args.sessions} different", True)):
-                store = attention_store.shared()
-                store._results.clear()  # a fresh start: what the earlier phase kept is not counted
-                runs = store.runs
-                gc.collect()
-                before = rss_mb()
-                sessions = []
-                for s in range(args.sessions):
-                    ref, *_ = attention_tab.show(text_of(tokenizers[role], n, f"s{s}" if distinct else "teacher"), role)
-                    attention_tab.draw(ref, "head", 1, 1, False, "entropy")
-                    sessions.append(ref)  # what gradio keeps per session: the state's Ref
-                gc.collect()
-                per = (rss_mb() - before) / args.sessions
-                print(f"| {role} | {n} | {label} | {store.runs - runs} | {len(store)} | {per:.1f} | "
-                      f"{'met' if per <= MEMORY_TARGET else 'MISSED'} (≤ {MEMORY_TARGET:.0f}) |")
-                del sessions
+    for role, (n, _) in TARGETS.items():
+        for label, distinct in (("one (the teacher's link)", False), (f"{args.sessions} different", True)):
+            store = attention_store.shared()
+            store._results.clear()  # a fresh start: what the earlier phase kept is not counted
+            runs = store.runs
+            gc.collect()
+            before = rss_mb()
+            sessions = []
+            for s in range(args.sessions):
+                ref, *_ = attention_tab.show(text_of(tokenizers[role], n, f"s{s}" if distinct else "teacher"), role)
+                attention_tab.draw(ref, laptop, "head", 1, 1, False, "entropy")
+                sessions.append(ref)  # what gradio keeps per session: the state's Ref
+            gc.collect()
+            per = (rss_mb() - before) / args.sessions
+            print(f"| {role} | {n} | {label} | {store.runs - runs} | {len(store)} | {per:.1f} | "
+                  f"{'met' if per <= MEMORY_TARGET else 'MISSED'} (≤ {MEMORY_TARGET:.0f}) |")
+            del sessions
     return 0
 
 

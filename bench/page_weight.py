@@ -49,7 +49,7 @@ SETTLE_SECONDS = 2.0  # a visit is over when nothing new has loaded for this lon
 def models() -> None:
     if os.environ.get("BG_DEMO_MODEL_DIR"):
         return
-    from bg_demo.testing import build_tiny_models
+    from bg_demo.tiny_models import build_tiny_models
 
     folder = tempfile.mkdtemp(prefix="bg-demo-page-weight-")
     atexit.register(shutil.rmtree, folder, ignore_errors=True)

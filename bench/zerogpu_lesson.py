@@ -3,9 +3,9 @@ the GPU-seconds it declares (what ZeroGPU's quota pre-check weighs) and the ones
 
     python bench/zerogpu_lesson.py [--quick] [--json PATH]
 
-The app runs on the tiny models (`bg_demo.testing`), every model call routed through `ForkingSpaces`, the CPU
+The app runs on the tiny models (`bg_demo.tiny_models`), every model call routed through `ForkingSpaces`, the CPU
 stand-in for `spaces` (one forked worker per call), and is driven through its API with gradio_client, one student
-at a time. For each call: the dispatched backend function, its declared duration (`bg_demo.gpu.duration`, which
+at a time. For each call: the dispatched backend function, its declared duration (`bg_demo.dispatch.Entry.duration`, which
 depends on the request, not on the tiny weights) and the seconds its worker ran, fork to exit, on this CPU. An
 anonymous visitor has 120 GPU-seconds a day, and ZeroGPU refuses a call whose declared duration is more than what
 is left: a call fits when the seconds used so far plus its declared ones are at most 120. The used column is the
@@ -99,7 +99,7 @@ def build_models() -> str:
     import atexit
 
     from bg_demo.config import hub_folder
-    from bg_demo.testing import build_hub_models, build_tiny_models
+    from bg_demo.tiny_models import build_hub_models, build_tiny_models
 
     folder = tempfile.mkdtemp(prefix="bg-demo-zerogpu-lesson-")
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
@@ -136,8 +136,8 @@ def play(client, spaces, endpoint: str, arguments: dict) -> list[Call]:
     first = len(spaces.calls)
     client.predict(api_name=endpoint, **arguments)
     _wait_ended(spaces, first)
-    return [Call(name, int(declared), round(spaces.held[index], 3))
-            for index, (name, declared) in enumerate(spaces.calls[first:], start=first)]
+    return [Call(entry.name, int(declared), round(spaces.held[index], 3))  # each crossed with its call table entry
+            for index, (entry, declared) in enumerate(spaces.calls[first:], start=first)]
 
 
 def guided_parts(client) -> list[tuple[Part, dict]]:
@@ -216,14 +216,15 @@ def main() -> None:
 
     from gradio_client import Client
 
-    from bg_demo import gpu
-    from bg_demo.testing import ForkingSpaces, free_port
+    from bg_demo import dispatch, placement
     from bg_demo.ui import build_demo
+    from tests.support.processes import free_port
+    from tests.support.zerogpu import ForkingSpaces
 
     started = worker_start(ForkingSpaces)
     spaces = ForkingSpaces()
-    gpu.prepare(spaces)
-    gpu.place_defaults()
+    placement.prepare(spaces)
+    dispatch.place_defaults()
     demo = build_demo()
     _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=free_port(), quiet=True)
     try:
@@ -240,12 +241,12 @@ def main() -> None:
             extra.append(part)
     finally:
         demo.close()
-        gpu.stop_using()
+        placement.stop_using()
 
     guided_calls = [c for p in guided for c in p.calls]
     lesson_calls = guided_calls + [c for p in extra for c in p.calls]
     print("What one student's calls cost on ZeroGPU (an anonymous visitor has 120 GPU-seconds a day)")
-    print("  declared: seconds a call asks ZeroGPU for (bg_demo.gpu.duration); the quota pre-check refuses a call whose")
+    print("  declared: seconds a call asks ZeroGPU for (Entry.duration); the quota pre-check refuses a call whose")
     print("            declared seconds are more than the student has left")
     print("  used:     seconds the call's worker ran, fork to exit, on this machine's CPU stand-in (ForkingSpaces, tiny")
     print("            models). NOT a GPU's: on ZeroGPU a call uses a worker's start (none when an idle worker is")
@@ -263,9 +264,10 @@ def main() -> None:
     if options.json:
         options.json.write_text(json.dumps(dict(
             quota_s=QUOTA_SECONDS, worker_start_s=started, quick=options.quick,
-            rules=dict(start_s=gpu.START_SECONDS, call_s=gpu.CALL_SECONDS, explain_s=gpu.EXPLAIN_SECONDS,
-                       generation_start_s=gpu.GENERATION_START_SECONDS,
-                       generation_s_per_token=gpu.GENERATION_SECONDS_PER_TOKEN, base_parameters=gpu.BASE_PARAMETERS),
+            rules=dict(start_s=dispatch.START_SECONDS, call_s=dispatch.CALL_SECONDS,
+                       explain_s=dispatch.EXPLAIN_SECONDS, generation_start_s=dispatch.GENERATION_START_SECONDS,
+                       generation_s_per_token=dispatch.GENERATION_SECONDS_PER_TOKEN,
+                       base_parameters=dispatch.BASE_PARAMETERS),
             guided=[dict(row, calls=[asdict(call) for call in part.calls]) for part, row in zip(guided, guided_rows)],
             lesson=[dict(row, calls=[asdict(call) for call in part.calls]) for part, row in zip(extra, lesson_rows[1:])],
         ), indent=1))

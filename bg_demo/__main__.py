@@ -22,7 +22,7 @@ def _serve(args) -> int:
 
 
 def _tiny_models(args) -> int:
-    from bg_demo.testing import DevPackageMissing, ReferenceFilesError, build_hub_models, build_tiny_models
+    from bg_demo.tiny_models import DevPackageMissing, ReferenceFilesError, build_hub_models, build_tiny_models
 
     for role, path in build_tiny_models(args.dir, seed=args.seed, roles=args.roles).items():
         print(f"{role:10s} {path}")
@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
                             "this process). See docs/cluster.md")
     serve.set_defaults(run=_serve)
 
-    from bg_demo.testing import HUB_IDS  # light: the builders import torch and transformers only when run
+    from bg_demo.tiny_models import HUB_IDS  # light: the builders import torch and transformers only when run
 
     tiny = commands.add_parser("tiny-models", help="write tiny random models for every role into DIR/<role>, and "
                                                    "stand-ins for Hub models into DIR/hub/")

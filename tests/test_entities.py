@@ -6,7 +6,7 @@ from bg_demo import models
 from bg_demo.backend import recognize_entities
 from bg_demo.backend.entities import STRATEGIES
 from bg_demo.errors import InputError
-from bg_demo.testing import CONLL_LABELS
+from bg_demo.tiny_models import CONLL_LABELS
 from tests.tolerance import tolerance
 
 TEXTS = [

@@ -5,7 +5,7 @@ import torch
 from bg_demo.backend import answer
 from bg_demo.backend.qa import Prepared, _decode, best_spans
 from bg_demo.errors import InputError
-from bg_demo.testing import corpus_lines
+from bg_demo.tiny_models import corpus_lines
 from tests.tolerance import tolerance
 
 WINDOW, STRIDE, MAX_ANSWER = 384, 128, 30

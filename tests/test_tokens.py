@@ -14,7 +14,7 @@ from bg_demo.backend.compare import find_word
 from bg_demo.backend.generation.engine import relabel_newest
 from bg_demo.backend.generation.types import TokenInfo
 from bg_demo.errors import InputError
-from bg_demo.testing import multilingual_lines
+from bg_demo.tiny_models import multilingual_lines
 from bg_demo.tokens import display_tail, display_token, display_tokens, join_display, readable_text
 
 KOREAN, JAPANESE, EMOJI, ACCENTS = "나는 학생입니다", "東京は日本の首都です。", "I love 🍕!", "café naïve"
@@ -184,7 +184,7 @@ def test_a_tokenizers_added_tokens_are_read_once(monkeypatch):
     """transformers 5 rebuilds `added_tokens_decoder` at every access (milliseconds with thousands of added
     tokens) and a stream labels every new token: the labels read it once per tokenizer, and again only
     when tokens are added."""
-    from bg_demo.testing import bpe_tokenizer
+    from bg_demo.tiny_models import bpe_tokenizer
 
     tokenizer = bpe_tokenizer()
     tokenizer.add_tokens([f"<extra_{i}>" for i in range(100)])
@@ -330,7 +330,7 @@ def test_same_word_finds_japanese_and_korean_words(on, decoder):
 def test_an_id_past_the_tokenizers_vocabulary_shows_as_its_number():
     """A model's embedding table may have more rows than its tokenizer has tokens (padded to a round size), and
     such a row can be a guess: it shows as its id, never as None or an empty label."""
-    from bg_demo.testing import bpe_tokenizer, wordpiece_tokenizer
+    from bg_demo.tiny_models import bpe_tokenizer, wordpiece_tokenizer
 
     beyond = 10**6
     for tokenizer in (wordpiece_tokenizer(True), bpe_tokenizer()):

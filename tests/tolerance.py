@@ -4,7 +4,7 @@ The references (transformers' pipelines, `generate`, a forward pass of a referen
 each role in `config.settings().dtype(role)` (BG_DEMO_DTYPE, or the device's default). In float32 the two agree to
 float32 rounding. float16 (10-bit mantissa: each rounding is off by up to 2**-11 of the value) and bfloat16 (7-bit
 mantissa: 2**-8, eight times more) round every weight and activation, so their numbers move; the numbers below are
-about twice the largest error measured on the tiny test models (2 layers; `bg_demo.testing`) on the CPU, and keep
+about twice the largest error measured on the tiny test models (2 layers; `bg_demo.tiny_models`) on the CPU, and keep
 bfloat16's about eight times float16's.
 
 Near ties. A reduced dtype can flip a choice that the reference makes by a hair. Every choice compared is the argmax

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import threading
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -211,20 +212,25 @@ def head_stats(weights: np.ndarray, special) -> HeadStats:
 # A result at 512 tokens holds 144 maps of 512 x 512 (75 MB in float16), shared by every session that shows it (see
 # bg_demo/ui/attention_store.py). A view reads the slice it needs (one head, one layer) and converts only that to
 # float32; what needs every map (the statistics, the rollout, the thumbnails) is computed once per result and kept
-# with it, so the fortieth student opening the teacher's text reads it from there.
+# beside it (`derived`), so the fortieth student opening the teacher's text reads it from there.
+
+_DERIVED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # result -> {key: [lock, value]}; see `derived`
+_DERIVED_GUARD = threading.Lock()
+_NOT_YET = object()
 
 
 def derived(result: AttentionResult, key, make):
-    """`make()`, computed once per result and kept with it (the same result object serves a whole class); a caller
-    asking while another computes it waits for that one computation."""
-    memo = result.__dict__.setdefault("_derived", {})  # a plain attribute: a frozen dataclass's fields cannot be set
-    if key in memo:
-        return memo[key]
-    locks = result.__dict__.setdefault("_derived_locks", {})  # dict.setdefault is atomic: one lock per key
-    with locks.setdefault(key, threading.Lock()):
-        if key not in memo:
-            memo[key] = make()
-    return memo[key]
+    """`make()`, computed once per result (the same result object serves a whole class); a caller asking while another
+    computes it waits for that one computation. Kept beside the result, not in it: a result stays plain data that
+    pickles (it crosses to ZeroGPU workers and the Ray tier, and pages keep it in their state). Results compare by
+    identity, and the entry is weak: it goes when its result does."""
+    with _DERIVED_GUARD:
+        entry = _DERIVED.setdefault(result, {}).setdefault(key, [threading.Lock(), _NOT_YET])
+    if entry[1] is _NOT_YET:
+        with entry[0]:
+            if entry[1] is _NOT_YET:
+                entry[1] = make()
+    return entry[1]
 
 
 def prepare_views(result: AttentionResult) -> None:

@@ -199,7 +199,7 @@ def _entities_preprocess(loaded, tokenizer, model, arguments: dict):
 
 
 def _entities_postprocess(loaded, tokenizer, model, arguments: dict, prepared, outputs: list):
-    return entities.postprocess(tokenizer, model.config, arguments["text"], arguments["aggregation"], prepared,
+    return entities.postprocess(tokenizer, model, arguments["text"], arguments["aggregation"], prepared,
                                 outputs[0], loaded.model_id)
 
 

@@ -7,17 +7,19 @@ them; the least recently used are dropped first when the budget is reached, and 
 has them made again on its next redraw (as long as its first view took). Forty sessions asking for the same text at
 once wait for one run of the model, not forty.
 
-Why not functools.lru_cache: it counts entries, not bytes (a 12-token result and a 1,024-token one differ 7,000
-times), and it would run the model once per waiting caller while the first run is still going.
+A `cachetools.LRUCache` counting bytes (`size_of`), not entries as functools.lru_cache does (a 12-token result and a
+1,024-token one differ 7,000 times), behind `cachetools.cached` with a condition: callers asking for a key while the
+first run for it is still going wait for that run instead of starting their own. A result larger than the whole
+budget is not kept (each redraw makes it again); the default budget holds GPT-2's at 1,024 tokens.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
+import cachetools
 import numpy as np
 
 from bg_demo import backend
@@ -88,10 +90,10 @@ class AttentionStore:
         if budget_bytes is None:
             budget_bytes = int(float(os.environ.get(BUDGET_VARIABLE, DEFAULT_BUDGET_MB)) * 1e6)
         self.budget = budget_bytes
-        self._results: OrderedDict[tuple, AttentionResult] = OrderedDict()
-        self._guard = threading.Lock()
-        self._running: dict[tuple, threading.Lock] = {}  # one run of the model per key at a time
-        self.runs = 0  # how many results were made (not found here): for tests and the benchmark
+        self._results = cachetools.LRUCache(maxsize=budget_bytes, getsizeof=size_of)  # the least recent go first
+        self._guard = threading.Condition()  # guards the cache; callers of a key being made wait on it
+        self._made = cachetools.cached(self._results, key=lambda key, make: key, condition=self._guard)(self._make)
+        self.runs = 0  # how many times the backend ran (results not found here): for tests and the benchmark
         self.preparing: dict[tuple, threading.Thread] = {}  # the last views' preparation per key (see `_prepare`)
 
     @staticmethod
@@ -105,51 +107,25 @@ class AttentionStore:
 
     def used(self) -> int:
         with self._guard:
-            return sum(size_of(r) for r in self._results.values())
+            return int(self._results.currsize)
 
     def __len__(self) -> int:
         with self._guard:
             return len(self._results)
 
-    def _found(self, key: tuple) -> AttentionResult | None:
-        with self._guard:
-            result = self._results.get(key)
-            if result is not None:
-                self._results.move_to_end(key)
-            return result
+    def _make(self, key: tuple, make) -> AttentionResult:
+        """`make()`, the result under `key` when it is not here (`_made(key, make)`: one run per key at a time, kept
+        within the budget), its views prepared beside it."""
+        result = make()
+        self._prepare(key, result)
+        return result
 
-    def put(self, key: tuple, result: AttentionResult) -> Ref:
-        """Keep `result` (float16 maps) under `key`, dropping the least recently used beyond the budget (never the
-        one just put: a result larger than the whole budget is kept alone)."""
+    def _run(self, function, *args, **kwargs):
+        """A backend call, counted."""
+        result = function(*args, **kwargs)
         with self._guard:
-            self._results[key] = result
-            self._results.move_to_end(key)
-            total = sum(size_of(r) for r in self._results.values())
-            while total > self.budget and len(self._results) > 1:
-                _, dropped = self._results.popitem(last=False)
-                total -= size_of(dropped)
-        return ref_of(key, result)
-
-    def _made(self, key: tuple, make) -> AttentionResult:
-        """The result under `key`, made by `make()` (which returns it) if it is not here; callers asking for the
-        same key meanwhile wait for that one run."""
-        if (found := self._found(key)) is not None:
-            return found
-        with self._guard:
-            running = self._running.setdefault(key, threading.Lock())
-        try:
-            with running:
-                if (found := self._found(key)) is not None:
-                    return found
-                result = make()
-                self.put(key, result)
-                self._prepare(key, result)
-                with self._guard:
-                    self.runs += 1
-                return result
-        finally:
-            with self._guard:
-                self._running.pop(key, None)
+            self.runs += 1
+        return result
 
     def _prepare(self, key: tuple, result: AttentionResult) -> None:
         """The views over every map computed now, on a thread beside the first view, not when a student first
@@ -163,30 +139,44 @@ class AttentionStore:
         """The ref for `text` through the role's model (`model_id`, or its default), running the model only if
         no session has it here."""
         key = self.key(text, role, model_id)
-        result = self._made(key, lambda: backend.attention(text, role, model_id=model_id or None, compact=True))
-        return ref_of(key, result)
+        return ref_of(key, self._made(key, lambda: self._attention(key)))
 
     def result(self, ref: Ref) -> AttentionResult:
         """The maps a ref stands for: from here, or made again if they were dropped to stay within the budget."""
-        _, _, text, model_id = ref.key
-        return self._made(ref.key, lambda: backend.attention(text, ref.role, model_id=model_id or None, compact=True))
+        return self._made(ref.key, lambda: self._attention(ref.key))
+
+    def _attention(self, key: tuple) -> AttentionResult:
+        role, _, text, model_id = key
+        return self._run(backend.attention, text, role, model_id=model_id or None, compact=True)
 
     def compare(self, text: str, encoder_id: str | None = None, decoder_id: str | None = None) -> CompareRef:
         """Both models' refs for `text`: one call of the backend's `compare` (one GPU call on ZeroGPU) unless both
-        are here already."""
+        are here already. The encoder's key is the one waited on: callers asking for the same text meanwhile wait
+        for that one call, which leaves the decoder's result here too."""
         keys = self.key(text, "encoder", encoder_id), self.key(text, "decoder", decoder_id)
-        found = [self._found(key) for key in keys]
-        if None in found:
-            both = backend.compare(text, encoder_id=encoder_id or None, decoder_id=decoder_id or None, compact=True)
-            with self._guard:
-                self.runs += 1
-            found = [both.encoder, both.decoder]
-            for key, result in zip(keys, found):
-                self.put(key, result)
-                self._prepare(key, result)
+        both = []
+
+        def run(role: str) -> AttentionResult:
+            if not both:
+                both.append(self._run(backend.compare, text, encoder_id=encoder_id or None,
+                                      decoder_id=decoder_id or None, compact=True))
+                if role == "encoder":  # kept for the decoder's turn, and for whoever waits on the encoder's key
+                    self._keep(keys[1], both[0].decoder)
+            return getattr(both[0], role)
+
+        found = [self._made(keys[0], lambda: run("encoder")), self._made(keys[1], lambda: run("decoder"))]
         encoder, decoder = (ref_of(key, result) for key, result in zip(keys, found))
         shares = [derived(result, "future_share", lambda r=result: future_share(r.weights)) for result in found]
         return CompareRef(encoder.text, encoder, decoder, *shares)
+
+    def _keep(self, key: tuple, result: AttentionResult) -> None:
+        """Put a result made beside another (compare's decoder) here, its views prepared."""
+        with self._guard:
+            try:
+                self._results[key] = result
+            except ValueError:  # larger than the whole budget: not kept
+                pass
+        self._prepare(key, result)
 
 
 def ref_of(key: tuple, result: AttentionResult) -> Ref:
