@@ -1,7 +1,10 @@
 // What a class looks at stays in view: a page's result (or its error) is scrolled into sight when the user's own
 // button, Enter or example starts it; a guided step lands at the top of its tab; a tab's intro folds to one line
 // after its first run there (and stays folded on later visits); every chart gets its text alternative.
+// Gradio's own markup is read only through GRADIO, which ui/view.py fills in from bg_demo/ui/gradio_compat.py (MARKUP):
+// everything else is the app's own classes (bg-*) and Plotly's chart (.js-plotly-plot).
 (() => {
+  const GRADIO = /*gradio_compat.MARKUP*/ null;
   const FOLDED_KEY = "bg_demo.folded";  // the intros already read, kept for the next visit
   const TOP_GAP = 8;  // px left above an element scrolled to the top
   const TRIGGER_MS = 15000;  // an example first fills its inputs (a round trip), so a busy server may take a while
@@ -11,7 +14,7 @@
   let trigger = null;  // {panel, el, at}: where, from what and when the user last started a run
   let watching = null;  // the first output of that run, while it is computed
 
-  const panelOf = (el) => el && el.closest && el.closest("[role=tabpanel]");  // the innermost tab
+  const panelOf = (el) => el && el.closest && el.closest(GRADIO.tab_panel);  // the innermost tab
   const shown = (el) => el && el.isConnected && el.getClientRects().length > 0 && el.getBoundingClientRect().height > 0;
   const scrollToTop = (el) => {
     const top = el.getBoundingClientRect().top + window.scrollY - TOP_GAP;
@@ -82,8 +85,8 @@
       return;
     }
     // an examples table is redrawn when clicked: its column stands for it
-    if (el.closest("button.primary")) started(el.closest("button.primary"));
-    else if (el.closest(".bg-examples tbody tr, .bg-examples button")) started(el.closest(".bg-examples"));
+    if (el.closest(GRADIO.run_button)) started(el.closest(GRADIO.run_button));
+    else if (el.closest(".bg-examples")) started(el.closest(".bg-examples"));
     const about = el.closest(".bg-about");
     if (about && about.dataset.bgRead) setFolded(about, !about.classList.contains("bg-folded"));
   }, true);
@@ -140,11 +143,11 @@
         continue;
       }
       // an output's status tracker (div.wrap.full or .minimal) shows while its output is computed or streamed
-      if (!(el instanceof Element) || !el.classList.contains("wrap") ||
-          !(el.classList.contains("full") || el.classList.contains("minimal"))) continue;
-      const block = el.closest(".block");
+      if (!(el instanceof Element) || !el.classList.contains(GRADIO.tracker) ||
+          !GRADIO.tracker_shown.some((shown) => el.classList.contains(shown))) continue;
+      const block = el.closest(GRADIO.block);
       if (!block) continue;
-      const busy = !el.classList.contains("hide");
+      const busy = !el.classList.contains(GRADIO.tracker_idle);
       if (busy && !watching && recent(block) && shown(block)) {
         watching = block;  // the first output to start is the top of the result
         trigger = null;

@@ -11,7 +11,7 @@ import uuid
 import httpx
 import pytest
 
-from bg_demo.ui import serving
+from bg_demo.ui import gradio_compat, serving
 
 LONG = ["Once upon a time", "top_k", 200, 1.0, 5, 0.9, 4, 1, "7", 0, 1.0, ""]  # a 200-token generation
 
@@ -26,8 +26,10 @@ class Client:
         self.fn = {dep["api_name"]: i for i, dep in enumerate(dependencies) if dep.get("api_name")}
 
     def join(self, api_name: str, data) -> httpx.Response:
-        body = {"data": data, "fn_index": self.fn[api_name], "session_hash": self.session, "event_data": None,
-                "trigger_id": None}
+        """Join the queue for a named endpoint with its page's values, then the reader's `lang` and `width` (the two
+        values every endpoint ends with), English and wide."""
+        body = {"data": [*data, "en", 1280], "fn_index": self.fn[api_name], "session_hash": self.session,
+                "event_data": None, "trigger_id": None}
         return self.http.post("gradio_api/queue/join", json=body)
 
     def messages(self):
@@ -153,17 +155,16 @@ def test_an_anonymous_call_leaves_no_copy_of_the_page_in_its_session(app_url):
     assert completed(client, {event})[event]["success"]
     holders = [obj for obj in _live(StateHolder) if client.session in obj.session_data]
     session = holders[0].session_data[client.session]
-    assert isinstance(session, serving.LeanSession) and session.config_values == {} and session._own is None
+    assert isinstance(session, gradio_compat.LeanSession) and session.config_values == {} and session._own is None
 
 
-def test_idle_sessions_are_dropped(monkeypatch):
+def test_idle_sessions_are_dropped():
     holder = types.SimpleNamespace(lock=threading.Lock(), session_data={"old": 1, "new": 2}, time_last_used={})
     import datetime
 
     now = datetime.datetime.now()
     holder.time_last_used.update(old=now - datetime.timedelta(hours=2), new=now)
-    monkeypatch.setattr(serving, "_last_sweep", [0.0])
-    serving._sweep(holder)
+    gradio_compat._Sweeper().sweep(holder, serving.SESSION_IDLE_SECONDS)
     assert holder.session_data == {"new": 2} and set(holder.time_last_used) == {"new"}
 
 

@@ -529,6 +529,7 @@ EN = {
         "integrated-gradients steps."
     ),
     "error.no_uploads": "This app takes no file uploads.",
+    "error.wrong_count": "{endpoint} takes {count} value{plural}: {names}; it was sent {got}.",
     "error.not_your_event": "Only the session that started a request can cancel it.",
     "error.busy_session": (
         "You already have {limit} requests waiting or running. Wait for one to finish, then try again."

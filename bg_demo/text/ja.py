@@ -567,6 +567,7 @@ JA: dict[str, str] = {
         "説明が制限時間の {seconds:g} 秒を超えました。テキストを短くするか、積分勾配のステップ数を減らしてください。"
     ),
     "error.no_uploads": "このアプリはファイルのアップロードを受け付けません。",
+    "error.wrong_count": "{endpoint} が受け取る値は {count} 個です：{names}。送られた値は {got} 個でした。",
     "error.not_your_event": "リクエストを取り消せるのは、そのリクエストを送ったセッションだけです。",
     "error.busy_session": (
         "待機中または実行中のリクエストがすでに {limit} 件あります。1 件終わってからもう一度試してください。"

@@ -542,6 +542,7 @@ KO: dict[str, str] = {
         "설명이 제한 시간 {seconds:g}초를 넘었어요. 텍스트를 줄이거나 적분 기울기 단계 수를 줄이세요."
     ),
     "error.no_uploads": "이 앱은 파일 업로드를 받지 않아요.",
+    "error.wrong_count": "{endpoint} 엔드포인트는 값 {count}개를 받아요: {names}. 보낸 값은 {got}개예요.",
     "error.not_your_event": "요청은 그 요청을 보낸 세션만 취소할 수 있어요.",
     "error.busy_session": "이미 기다리거나 실행 중인 요청이 {limit}개 있어요. 하나가 끝난 뒤 다시 시도하세요.",
     "error.busy_address": (

@@ -7,7 +7,8 @@ whatever the caller's language. An event's `validator` runs after that preproces
 named endpoints take their values raw (`preprocess=False`, see `common.Task`) and `checked` prepares them inside
 the request, where `bg_demo.text` knows the caller's language: a value an input cannot use becomes a gr.Error that
 says what to send, and one it can use goes through the component's own `preprocess`, as it would have.
-The browser's own controls send only values they can hold, so its events keep Gradio's preprocessing.
+The browser's own controls send only values they can hold, so its events keep Gradio's preprocessing. A call with
+more or fewer values than its endpoint takes never reaches a handler: `miscount` says so (`serving.Guard` asks it).
 
 `describe` words what a developer reads about the endpoints (the "Use via API" page, `/gradio_api/info`,
 gradio_client's `view_api`): labels in words, a name for every value, and example inputs that run as shown."""
@@ -127,6 +128,60 @@ def _scalar(value) -> bool:
     return isinstance(value, (str, int, float)) and not isinstance(value, bool)
 
 
+LOOK_CLASS = "bg-look"  # marks an endpoint's optional trailing `lang` and `width` inputs (see `page.Task`)
+
+
+def _endpoint(blocks: gr.Blocks, api_name: str | None, fn_index) -> dict | None:
+    """The public config of the named endpoint a call asks for (by its name, or by its `fn_index`), else None."""
+    if api_name is None and fn_index is None:
+        return None
+    dependency = next((d for d in blocks.config["dependencies"]
+                       if (d.get("api_name") == api_name if api_name is not None else d["id"] == fn_index)), None)
+    if dependency is None or not dependency.get("api_name") or dependency.get("api_visibility") == "private":
+        return None  # no endpoint of that name (Gradio says so), or a private event of the page
+    return dependency
+
+
+def completed(blocks: gr.Blocks, data, *, api_name: str | None = None, fn_index=None) -> list | None:
+    """The values of a call that leaves out only the optional `lang` and `width` at the end (a client written
+    before they existed, or one content with English and a wide page), with their defaults added; else None."""
+    dependency = _endpoint(blocks, api_name, fn_index)
+    if dependency is None or not isinstance(data, list):
+        return None
+    inputs = [blocks.blocks[key] for key in dependency["inputs"] if key in blocks.blocks]
+    optional = 0
+    while optional < len(inputs) and LOOK_CLASS in (inputs[-1 - optional].elem_classes or ()):
+        optional += 1
+    missing = len(inputs) - len(data)
+    if not 0 < missing <= optional:
+        return None
+    return [*data, *(component.value for component in inputs[len(data):])]
+
+
+def miscount(blocks: gr.Blocks, data, *, api_name: str | None = None, fn_index=None) -> dict | None:
+    """What to tell a call to a named endpoint (by its name, or by its `fn_index` as Gradio's clients join the queue)
+    that sends more or fewer values than the endpoint takes: `{"endpoint", "count", "names", "got"}`, else None.
+
+    Gradio checks the count only inside the request, after our middleware and before our handler: too few fail
+    there with a message for a developer's JavaScript that the API reports as `{"error": null}`, too many are
+    dropped without a word. A REST call sends either every input or only those the API lists (Gradio fills the
+    others, e.g. a gr.State); the browser's own events send what they take."""
+    if not isinstance(data, list):
+        return None  # not a list of values: Gradio's own check of the body says so
+    dependency = _endpoint(blocks, api_name, fn_index)
+    if dependency is None:
+        return None
+    inputs = dependency["inputs"]
+    listed = [key for key in inputs if key in blocks.blocks and not blocks.blocks[key].skip_api]
+    if len(data) in (len(inputs), len(listed)):
+        return None
+    endpoint = f"/{dependency['api_name']}"
+    described = blocks.get_api_info(all_endpoints=True)["named_endpoints"].get(endpoint, {})
+    names = [parameter["parameter_name"] for parameter in described.get("parameters", ())]
+    return {"endpoint": endpoint, "count": len(listed), "plural": "" if len(listed) == 1 else "s",
+            "names": ", ".join(names), "got": len(data)}
+
+
 # --- the API page -------------------------------------------------------------------------------------------------
 
 # inputs that no example row of a page fills, with an example the endpoint takes (each runs: tests/test_api_page.py)
@@ -145,26 +200,35 @@ def describe(demo: gr.Blocks) -> None:
     developer needs: each label in words (the page's labels are I18n keys, which only the browser's tabs
     translate: the API page showed "[object Object]"), a name for each value the page shows without a label, and
     as each input's example the first English example of its page (Gradio's own, "Hello!!", is no sentence with a
-    [MASK]), so that every call the page shows runs as shown."""
+    [MASK]), so that every call the page shows runs as shown. Read from the app's config (`demo.config`, what
+    `/config` sends every client): which components each named endpoint takes and gives, and each example table's."""
     make = demo.get_api_info
-    shown = _first_examples(demo)
-    values = {f"/{fn.api_name}": ([c for c in fn.inputs if not c.skip_api], [c for c in fn.outputs if not c.skip_api])
-              for fn in demo.fns.values() if fn.api_name}
 
     @functools.wraps(make)
     def get_api_info(*args, **kwargs):
         info = make(*args, **kwargs)
+        values, shown = _endpoints(demo), _first_examples(demo)
         for name, endpoint in info.get("named_endpoints", {}).items():
             inputs, outputs = values.get(name, ((), ()))
-            for component, parameter in zip(inputs, endpoint["parameters"]):
+            for (key, component), parameter in zip(inputs, endpoint["parameters"]):
                 parameter["label"] = _named(component)
                 parameter["example_input"] = _writable(EXAMPLES.get(name, {}).get(
-                    parameter["parameter_name"], shown.get(component._id, parameter["example_input"])))
-            for component, output in zip(outputs, endpoint["returns"]):
+                    parameter["parameter_name"], shown.get(key, parameter["example_input"])))
+            for (_, component), output in zip(outputs, endpoint["returns"]):
                 output["label"] = _named(component)
         return info
 
     demo.get_api_info = get_api_info
+
+
+def _endpoints(demo: gr.Blocks) -> dict:
+    """"/name" -> ([(id, component) of each input], [(id, component) of each output]) of every named endpoint, the
+    values the API leaves out (`skip_api`) left out, as `Blocks.get_api_info` lists them."""
+    def values(ids) -> list:
+        return [(key, demo.blocks[key]) for key in ids if key in demo.blocks and not demo.blocks[key].skip_api]
+
+    return {f"/{dependency['api_name']}": (values(dependency["inputs"]), values(dependency["outputs"]))
+            for dependency in demo.config["dependencies"] if dependency.get("api_name")}
 
 
 def _named(component) -> str:
@@ -188,10 +252,11 @@ def _writable(value):
 def _first_examples(demo: gr.Blocks) -> dict:
     """component id -> its value in the first English example table that fills it."""
     found: dict = {}
-    for block in demo.blocks.values():
+    for config in demo.config["components"]:
+        block = demo.blocks.get(config["id"])
         if isinstance(block, gr.Dataset) and _language(block) == text.DEFAULT and block.raw_samples:
-            for component, value in zip(block._components, block.raw_samples[0]):
-                found.setdefault(component._id, value)
+            for key, value in zip(config["props"].get("component_ids", ()), block.raw_samples[0]):
+                found.setdefault(key, value)
     return found
 
 

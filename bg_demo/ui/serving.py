@@ -1,6 +1,8 @@
 """What keeps one client from taking the server from a class: sessions that cost what they hold and expire, a fair
-turn in every queue, limits per session and per address, cancels only by their owner, and no uploads; and a light
-page for a class of phones on a weak link (the document trimmed and compressed, the device's own fonts).
+turn in every queue, limits per session and per address, cancels only by their owner, and no uploads; a call with
+the wrong number of values told which ones its endpoint takes; and a light page for a class of phones on a weak link
+(the document trimmed and compressed, the device's own fonts). What of Gradio's is not public is reached through
+`gradio_compat`.
 
 Gradio (6.31) has a global queue size and per-event concurrency, but nothing per client: its queues are first
 come, first served, so one script's 150 requests put every student behind them, and anyone who knows an event's id
@@ -11,19 +13,14 @@ can cancel it. The pieces here sit at the two places Gradio leaves open: an ASGI
 from __future__ import annotations
 
 import asyncio
-import copy
-import datetime
 import json
 import logging
-import threading
-import time
 from collections import Counter, OrderedDict
 
-import gradio.state_holder
-from gradio.state_holder import SessionState
 from starlette.requests import Request
 
 from bg_demo import text
+from bg_demo.ui import gradio_compat, payloads
 
 log = logging.getLogger(__name__)
 
@@ -32,85 +29,16 @@ EVENTS_PER_SESSION = 8  # events one browser session (or API client) may have wa
 EVENTS_PER_ADDRESS = 128  # the same for one address: a whole class behind a school's router shares one
 SESSION_CAPACITY = 2_000  # sessions kept at once (least recently used dropped first); each costs what it stores
 SESSION_IDLE_SECONDS = 3600  # a session unused this long is dropped with everything it stored
-_SWEEP_SECONDS = 60.0  # how often idle sessions are looked for (when a new session starts)
+MAX_FILE_SIZE = 0  # bytes an upload may hold: the app has no file input (Gradio's own limit, behind `Guard`'s refusal)
 
 
 # --- sessions --------------------------------------------------------------------------------------------------
 
 
-class LeanSession(SessionState):
-    """A Gradio session that costs only what it stores. Gradio's own keeps, for its deep links (which this app does
-    not use: its links carry the inputs, `ui/links.py`), a rendered config of every component and a copy of every
-    output value: ~1 MB per session here, made on any API call, kept until 10,000 sessions. This one shares the
-    app's component table until a handler changes a component for this session (then copies it, as Gradio does),
-    and keeps no deep-link copies."""
-
-    def __init__(self, blocks):  # noqa: D107 - Gradio's attributes, without the eager copies
-        self._shared = blocks.default_config
-        self._own = None
-        self.config_values = {}
-        self.state_data = {}
-        self._state_ttl = {}
-        self.is_closed = False
-        self.STATE_TTL_WHEN_CLOSED = SESSION_IDLE_SECONDS
-        _sweep(getattr(blocks, "state_holder", None))
-
-    @property
-    def blocks_config(self):
-        return self._own if self._own is not None else self._shared
-
-    @blocks_config.setter
-    def blocks_config(self, value) -> None:
-        self._own = value
-
-    def __setitem__(self, key: int, value) -> None:
-        from gradio.components import State
-
-        block = self.blocks_config.blocks.get(key)
-        if isinstance(block, State):
-            self._state_ttl[key] = (block.time_to_live, datetime.datetime.now())
-            self.state_data[key] = value
-            return
-        if self._own is None:  # this session's first changed component: its own table from now on
-            self._own = copy.copy(self._shared)
-        self._own.blocks[key] = value
-
-    def _update_config(self, key: int) -> None:  # deep links only
-        pass
-
-    def _update_value_in_config(self, key: int, value) -> None:  # deep links only
-        pass
-
-
-_last_sweep = [0.0]
-_sweep_guard = threading.Lock()
-
-
-def _sweep(holder) -> None:
-    """Drop the sessions nobody has used for SESSION_IDLE_SECONDS (Gradio itself drops sessions only past its
-    capacity, and the values of its States past their time to live, never the session)."""
-    if holder is None or not _sweep_guard.acquire(blocking=False):
-        return
-    try:
-        now = time.monotonic()
-        if now - _last_sweep[0] < _SWEEP_SECONDS:
-            return
-        _last_sweep[0] = now
-        oldest = datetime.datetime.now() - datetime.timedelta(seconds=SESSION_IDLE_SECONDS)
-        with holder.lock:
-            idle = [session for session, used in list(holder.time_last_used.items()) if used < oldest]
-            for session in idle:
-                holder.session_data.pop(session, None)
-                holder.time_last_used.pop(session, None)
-        if idle:
-            log.info("dropped %d idle sessions", len(idle))
-    finally:
-        _sweep_guard.release()
-
-
 def use_lean_sessions() -> None:
-    """Every Gradio session of this process is a LeanSession (Gradio makes them through this module's name)."""
-    gradio.state_holder.SessionState = LeanSession
+    """Every Gradio session of this process costs only what it stores and is dropped after SESSION_IDLE_SECONDS
+    unused (`gradio_compat.LeanSession`)."""
+    gradio_compat.use_lean_sessions(SESSION_IDLE_SECONDS)
 
 
 # --- a fair turn in each queue ----------------------------------------------------------------------------------
@@ -140,47 +68,37 @@ class FairList(list):
         sessions: Counter = Counter()
         addresses: Counter = Counter()
         for index, waiting in enumerate(self):
-            address = client_address(getattr(waiting, "request", None))
-            if max(sessions[waiting.session_hash], addresses[address] // TURNS_PER_ADDRESS) > mine:
+            session, request = gradio_compat.event_owner(waiting)
+            address = client_address(request)
+            if max(sessions[session], addresses[address] // TURNS_PER_ADDRESS) > mine:
                 self.insert(index, event)
                 return
-            sessions[waiting.session_hash] += 1
+            sessions[session] += 1
             addresses[address] += 1
         super().append(event)
 
 
 def _round(waiting: list, event) -> int:
-    address = client_address(getattr(event, "request", None))
-    same_session = sum(1 for other in waiting if other.session_hash == event.session_hash)
-    same_address = sum(1 for other in waiting if client_address(getattr(other, "request", None)) == address)
+    session, request = gradio_compat.event_owner(event)
+    address = client_address(request)
+    owners = [gradio_compat.event_owner(other) for other in waiting]
+    same_session = sum(1 for other, _ in owners if other == session)
+    same_address = sum(1 for _, other in owners if client_address(other) == address)
     return max(same_session, same_address // TURNS_PER_ADDRESS)
 
 
-def make_fair(queue) -> None:
-    """Give every concurrency group of a Gradio Queue (made or to be made) a FairList."""
-    make = queue.create_event_queue_for_fn
-
-    def create(fn):
-        make(fn)
-        waiting = queue.event_queue_per_concurrency_id[fn.concurrency_id]
-        if not isinstance(waiting.queue, FairList):
-            waiting.queue = FairList(waiting.queue)
-
-    queue.create_event_queue_for_fn = create
-    for waiting in queue.event_queue_per_concurrency_id.values():
-        waiting.queue = FairList(waiting.queue)
+def make_fair(demo) -> None:
+    """Every concurrency group of the app's queue (made or to be made) waits in a FairList; after `demo.queue()`."""
+    gradio_compat.order_waiting(demo, FairList)
 
 
 # --- the routes ---------------------------------------------------------------------------------------------------
 
-_JOIN = ("/gradio_api/queue/join", "/gradio_api/call/")
-_CANCEL = "/gradio_api/cancel"
-_UPLOAD = "/gradio_api/upload"
-
 
 class Guard:
-    """ASGI middleware in front of Gradio's routes: refuses uploads (the app has no file input), holds each session
-    and address to its share of the queue, and lets an event be cancelled only by its own session."""
+    """ASGI middleware in front of Gradio's routes: refuses uploads (the app has no file input), refuses a call with
+    more or fewer values than its endpoint takes (in words naming them: Gradio answers `{"error": null}`), holds
+    each session and address to its share of the queue, and lets an event be cancelled only by its own session."""
 
     def __init__(self, app) -> None:
         self.app = app
@@ -188,24 +106,33 @@ class Guard:
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST":
             return await self.app(scope, receive, send)
-        self.blocks = scope["app"].get_blocks()  # the Gradio app FastAPI puts in the scope
         path = scope["path"]
-        if path == _UPLOAD:
+        if path == gradio_compat.UPLOAD:
             return await _refuse(scope, send, 403, "error.no_uploads")
-        if not (path == _CANCEL or path.startswith(_JOIN)):
+        endpoint = _endpoint(path)
+        if not (path in (gradio_compat.CANCEL, gradio_compat.JOIN) or endpoint):
             return await self.app(scope, receive, send)
+        blocks = gradio_compat.blocks_of(scope)
         body = await _read_body(receive)
         try:
             payload = json.loads(body or b"{}")
         except ValueError:
             payload = {}
         payload = payload if isinstance(payload, dict) else {}
-        if path == _CANCEL and not self._owns(payload):
-            return await _refuse(scope, send, 403, "error.not_your_event")
-        if path == _CANCEL:
+        if path == gradio_compat.CANCEL:
+            if not _owns(blocks, payload):
+                return await _refuse(scope, send, 403, "error.not_your_event")
+            return await self.app(scope, _replay(body), send)
+        asked = dict(api_name=endpoint, fn_index=payload.get("fn_index"))
+        if (full := payloads.completed(blocks, payload.get("data"), **asked)) is not None:
+            payload["data"] = full  # `lang` and `width` left out: English and a wide page
+            body = json.dumps(payload).encode()
+        if wrong := payloads.miscount(blocks, payload.get("data"), **asked):
+            return await _refuse(scope, send, 422, "error.wrong_count", **wrong)
+        if endpoint and path.startswith(gradio_compat.RUN):  # not queued: Gradio refuses it for a queued event
             return await self.app(scope, _replay(body), send)
         client = (payload.get("session_hash"), client_address(Request(scope)))
-        if refusal := self._over_share(*client):
+        if refusal := _over_share(blocks, *client):
             return await _refuse(scope, send, 429, refusal, limit=_LIMITS[refusal])
         # counted from here (no await between the check and this line): joins arriving together see each other
         # before any of them is in Gradio's queue
@@ -218,27 +145,32 @@ class Guard:
                 if _JOINING[key] <= 0:
                     del _JOINING[key]
 
-    def _events(self) -> list:
-        queue = getattr(self.blocks, "_queue", None)
-        return list(getattr(queue, "event_ids_to_events", {}).values())
 
-    def _owns(self, payload: dict) -> bool:
-        """Whether the cancel names an event of the session it comes from (or no event this server knows of)."""
-        queue = getattr(self.blocks, "_queue", None)
-        event = getattr(queue, "event_ids_to_events", {}).get(payload.get("event_id"))
-        if event is not None:
-            return event.session_hash == payload.get("session_hash")
-        iterators = getattr(getattr(self.blocks, "app", None), "iterators", {})
-        return payload.get("event_id") not in iterators  # a running stream Gradio no longer lists: refuse
+def _endpoint(path: str) -> str | None:
+    """The endpoint a REST call names (`/gradio_api/call/<name>`, `/run/<name>`), else None."""
+    for prefix in (gradio_compat.CALL, *gradio_compat.RUN):
+        if path.startswith(prefix):
+            name = path[len(prefix):].strip("/")
+            return name if name and "/" not in name else None  # `/call/v2/<name>` takes its values by name
+    return None
 
-    def _over_share(self, session: str | None, address: str) -> str | None:
-        events = self._events()
-        if session and _JOINING[session] + sum(1 for e in events if e.session_hash == session) >= EVENTS_PER_SESSION:
-            return "error.busy_session"
-        same_address = sum(1 for event in events if client_address(event.request) == address)
-        if address and _JOINING[address] + same_address >= EVENTS_PER_ADDRESS:
-            return "error.busy_address"
-        return None
+
+def _owns(blocks, payload: dict) -> bool:
+    """Whether the cancel names an event of the session it comes from (or no event this server knows of)."""
+    known, session = gradio_compat.event_session(blocks, payload.get("event_id"))
+    if known:
+        return session == payload.get("session_hash")
+    return not gradio_compat.streaming(blocks, payload.get("event_id"))  # a running stream Gradio no longer lists
+
+
+def _over_share(blocks, session: str | None, address: str) -> str | None:
+    events = gradio_compat.queued(blocks)
+    if session and _JOINING[session] + sum(1 for owner, _ in events if owner == session) >= EVENTS_PER_SESSION:
+        return "error.busy_session"
+    same_address = sum(1 for _, request in events if client_address(request) == address)
+    if address and _JOINING[address] + same_address >= EVENTS_PER_ADDRESS:
+        return "error.busy_address"
+    return None
 
 
 _JOINING: Counter = Counter()  # joins let through and not yet answered, per session and per address
@@ -284,12 +216,6 @@ MONO_FONTS = ("ui-monospace", "Consolas", "monospace")
 GZIP_LEVEL = 6  # zlib's default: on the page 2% larger than level 9, in 60% of its time (it is compressed on every load)
 GZIP_MINIMUM_BYTES = 1024  # smaller answers go as they are (a compressed header costs more than it saves)
 
-# what Gradio inlines into the page for each component and the browser never reads: the API's description of its
-# values (three copies) and an example value; the server describes the API from its own copy (`/gradio_api/info`)
-_UNREAD = ("api_info", "api_info_as_input", "api_info_as_output", "example_inputs", "skip_api")
-_INLINED = (b"window.gradio_config = ", b"window.gradio_api_info = ")
-_END = b";</script>"  # Gradio escapes "<" inside the JSON it inlines, so this ends it
-
 
 class Lighter:
     """ASGI middleware that trims the page Gradio renders (an HTML document with the app's whole config inlined:
@@ -334,7 +260,7 @@ def _is_html(start: dict) -> bool:
 def lighter(page: bytes) -> bytes:
     """A rendered Gradio page without what its browser never reads (any other body comes back as it was). Reading
     and writing its JSON takes ~30 ms: it is done once per page `PageCache` keeps, not per visit."""
-    if _INLINED[0] not in page:
+    if gradio_compat.INLINED_CONFIG not in page:
         return page
     try:
         return _trim(page)
@@ -345,23 +271,24 @@ def lighter(page: bytes) -> bytes:
 
 def _trim(page: bytes) -> bytes:
     import orjson
-    from gradio.routes import toorjson
 
-    for marker in _INLINED:
+    for marker in (gradio_compat.INLINED_CONFIG, gradio_compat.INLINED_API_INFO):
         start = page.find(marker)
-        end = page.find(_END, start)
+        end = page.find(gradio_compat.INLINED_END, start)
         if start < 0 or end < 0:
             continue
         start += len(marker)
         value = orjson.loads(page[start:end])
-        if marker == _INLINED[0]:
+        if marker == gradio_compat.INLINED_CONFIG:
+            # what the browser never reads: the API's description of each value (three copies) and an example
+            # value; the server describes the API from its own copy (`/gradio_api/info`)
             for component in value.get("components", []):
-                for key in _UNREAD:
+                for key in gradio_compat.UNREAD_COMPONENT_KEYS:
                     component.pop(key, None)
         else:
             for endpoint in value.get("named_endpoints", {}).values():
                 endpoint.pop("code_snippets", None)
-        page = page[:start] + str(toorjson(value)).encode() + page[end:]
+        page = page[:start] + gradio_compat.inlined_json(value) + page[end:]
     return page
 
 
@@ -369,9 +296,6 @@ def _trim(page: bytes) -> bytes:
 
 PAGES_CACHED = 16  # rendered pages kept (least recently used dropped first): one per address and link asked for
 _KEPT_PATHS = ("/", "/config", "/config/")  # the page, and the config a client reads
-# what the page Gradio renders depends on besides the path and the query: the address it was asked at (its root URL,
-# `gradio.route_utils.get_request_origin`) and the encodings the browser takes
-_PAGE_HEADERS = (b"host", b"x-forwarded-host", b"x-forwarded-proto", b"x-gradio-server", b"accept-encoding")
 
 
 class PageCache:
@@ -398,14 +322,12 @@ class PageCache:
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http" or scope["method"] != "GET" or scope["path"] not in _KEPT_PATHS:
             return await self.app(scope, receive, send)
-        fastapi_app = scope.get("app")
-        if fastapi_app is None or getattr(fastapi_app, "auth", None) is not None \
-                or getattr(fastapi_app, "auth_dependency", None) is not None:
+        if gradio_compat.has_login(scope):
             return await self.app(scope, receive, send)
-        config = fastapi_app.get_blocks().config
+        config = gradio_compat.blocks_of(scope).config
         headers = dict(scope.get("headers", []))
         key = (scope.get("scheme"), scope.get("root_path", ""), scope["path"], scope.get("query_string", b""),
-               *(headers.get(name, b"") for name in _PAGE_HEADERS))
+               *(headers.get(name, b"") for name in gradio_compat.PAGE_HEADERS))
         while (rendering := self._rendering.get(key)) is not None:  # another visit renders this page now
             await rendering.wait()
         if (page := self._pages.get(key)) is not None and page[0] is config:

@@ -4,11 +4,25 @@ step at the top of its tab and gives every chart its text alternative."""
 
 from __future__ import annotations
 
+import json
+
 import gradio as gr
 
+from bg_demo.ui import gradio_compat
 from bg_demo.ui.strings import ASSETS, t
 
-HEAD = f"<script>\n{(ASSETS / 'view.js').read_text(encoding='utf-8')}</script>"
+PLACEHOLDER = "/*gradio_compat.MARKUP*/ null"  # where assets/view.js takes the Gradio markup it reads
+
+
+def script() -> str:
+    """assets/view.js with Gradio's markup it reads (`gradio_compat.MARKUP`) filled in."""
+    source = (ASSETS / "view.js").read_text(encoding="utf-8")
+    if PLACEHOLDER not in source:
+        raise ValueError(f"assets/view.js has no {PLACEHOLDER}: it would run without Gradio's markup")
+    return source.replace(PLACEHOLDER, json.dumps(gradio_compat.MARKUP))
+
+
+HEAD = f"<script>\n{script()}</script>"
 
 
 def intro(key: str) -> gr.Markdown:

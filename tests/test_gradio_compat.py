@@ -1,0 +1,414 @@
+"""Gradio's private names, each in `bg_demo/ui/gradio_compat.py` and nowhere else: every one still exists in the
+installed Gradio and does what the app needs of it (the lean sessions at every call site, the fair queue the running
+app uses, the page's markers, the browser's markup and bundle), the version check refuses an untested Gradio, and no
+other module reaches into Gradio (a lint over the source)."""
+
+from __future__ import annotations
+
+import json
+import re
+import types
+from pathlib import Path
+
+import gradio
+import gradio as gr
+import httpx
+import pytest
+
+from bg_demo.ui import gradio_compat, serving
+
+ROOT = Path(__file__).resolve().parent.parent
+FRONTEND = Path(gradio.__file__).parent / "templates" / "frontend" / "assets"
+
+
+# --- the version ------------------------------------------------------------------------------------------------------
+
+
+def test_the_pinned_and_the_installed_gradio_are_in_the_tested_range():
+    from packaging.specifiers import SpecifierSet
+
+    pinned = re.search(r"^gradio==(\S+)", (ROOT / "requirements.txt").read_text(), re.MULTILINE).group(1)
+    assert pinned in SpecifierSet(gradio_compat.TESTED)
+    assert gradio.__version__ in SpecifierSet(gradio_compat.TESTED)
+    gradio_compat.check_version()  # the installed one passes
+
+
+@pytest.mark.parametrize("version", ["6.32.0", "7.0.0", "6.30.2", "5.49.1"])
+def test_an_untested_gradio_is_refused_with_the_range_and_what_to_do(version, monkeypatch):
+    monkeypatch.delenv(gradio_compat.OVERRIDE, raising=False)
+    with pytest.raises(gradio_compat.UntestedGradio) as refused:
+        gradio_compat.check_version(version)
+    message = str(refused.value)
+    assert f"gradio {gradio_compat.TESTED}" in message and f"found gradio {version}" in message
+    assert "pip install -r requirements.txt" in message and f"{gradio_compat.OVERRIDE}=1" in message
+
+
+def test_the_override_starts_an_untested_gradio_with_a_warning(monkeypatch, caplog):
+    monkeypatch.setenv(gradio_compat.OVERRIDE, "1")
+    gradio_compat.check_version("7.0.0")
+    assert "found gradio 7.0.0" in caplog.text
+
+
+def test_building_the_app_checks_the_version_first(monkeypatch):
+    from bg_demo.ui import build_demo
+
+    monkeypatch.delenv(gradio_compat.OVERRIDE, raising=False)
+    monkeypatch.setattr(gradio, "__version__", "6.40.0")
+    with pytest.raises(gradio_compat.UntestedGradio, match="found gradio 6.40.0"):
+        build_demo()
+
+
+# --- building or serving ------------------------------------------------------------------------------------------------
+
+
+def test_building_is_true_only_while_a_layout_is_built_outside_a_request():
+    from gradio.context import LocalContext
+
+    assert not gradio_compat.building()
+    with gr.Blocks():
+        assert gradio_compat.building()
+        token = LocalContext.request.set(types.SimpleNamespace(session_hash="x"))  # what Gradio sets for a handler
+        try:
+            assert not gradio_compat.building()
+        finally:
+            LocalContext.request.reset(token)
+    assert not gradio_compat.building()
+
+
+def test_a_handler_runs_with_its_request_set_where_building_reads_it():
+    """The request a handler serves is where `building` looks (Gradio sets it around every handler it runs)."""
+    def probe():
+        with gr.Blocks():  # a layout opened while a request is served (another thread building) is not a build
+            return str(gradio_compat.building())
+
+    with gr.Blocks() as demo:
+        out = gr.Textbox()
+        gr.Button().click(probe, None, out, api_name="probe")
+    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True)
+    try:
+        assert _call(url, "/probe", []) == ("complete", ["False"])
+    finally:
+        demo.close()
+
+
+# --- sessions ---------------------------------------------------------------------------------------------------------
+
+
+def _session_makers() -> set[str]:
+    """The modules of the installed Gradio that make a session (`SessionState(`), from their source."""
+    found = set()
+    for path in Path(gradio.__file__).parent.rglob("*.py"):
+        source = path.read_text(encoding="utf-8", errors="replace")
+        if re.search(r"(?<![\w.])SessionState\(", source.replace("class SessionState(", "")):
+            found.add(".".join(path.relative_to(Path(gradio.__file__).parent.parent).with_suffix("").parts))
+    return found
+
+
+def test_every_place_gradio_makes_a_session_makes_a_lean_one():
+    """Some call sites bound `SessionState` when their module was imported: replacing the module's name missed them."""
+    import importlib
+
+    makers = _session_makers()
+    assert makers == {"gradio.state_holder", "gradio.route_utils", "gradio.blocks", "gradio.mcp"}, (
+        "Gradio makes sessions somewhere new: check that it makes a LeanSession there")
+    with gr.Blocks() as demo:
+        gr.Textbox()
+    serving.use_lean_sessions()
+    assert gradio_compat.lean_sessions_in_use()
+    for name in makers:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:  # gradio.mcp needs the optional `mcp` package
+            continue
+        session = module.SessionState(demo)
+        assert type(session) is gradio_compat.LeanSession, name
+        assert session.config_values == {} and session.blocks_config is demo.default_config
+
+
+def test_a_call_with_no_session_gets_a_lean_one():
+    """`gradio/route_utils.py`'s own path, as a direct call with no session hash takes it."""
+    from gradio import route_utils
+
+    with gr.Blocks() as demo:
+        gr.Textbox()
+    serving.use_lean_sessions()
+    app = types.SimpleNamespace(get_blocks=lambda: demo)
+    session, _ = route_utils.restore_session_state(app, types.SimpleNamespace(event_id=None, session_hash=None))
+    assert type(session) is gradio_compat.LeanSession
+
+
+def test_a_lean_session_shares_the_app_s_components_until_one_changes_and_keeps_states():
+    with gr.Blocks() as demo:
+        box = gr.Textbox("shared")
+        kept = gr.State(1)
+    serving.use_lean_sessions()
+    session = gradio_compat.LeanSession(demo)
+    assert session[box._id] is box and session[kept._id] == 1  # Gradio's own reading: the app's, the State's default
+    session[kept._id] = 2
+    assert session[kept._id] == 2 and session.blocks_config is demo.default_config  # a State is no copy
+    changed = gr.Textbox("mine")
+    session[box._id] = changed
+    assert session[box._id] is changed and demo.default_config.blocks[box._id] is box  # copied on its first change
+    assert [state for state, _, _ in session.state_components] == [kept]  # Gradio's expiry reads the TTLs we keep
+
+
+def test_idle_sessions_are_swept_through_gradio_s_state_holder():
+    import datetime
+
+    from gradio.state_holder import StateHolder
+
+    with gr.Blocks() as demo:
+        gr.Textbox()
+    holder = StateHolder()
+    holder.set_blocks(demo)
+    holder["old"]  # reading a session makes it
+    holder["new"]
+    holder.time_last_used["old"] -= datetime.timedelta(hours=2)
+    gradio_compat._Sweeper().sweep(demo.state_holder, 3600)
+    assert list(holder.session_data) == ["new"] and list(holder.time_last_used) == ["new"]
+
+
+# --- the queue and the routes of the running app -----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def running(tiny_dir):
+    """The whole app, built and launched as `bg_demo.ui.launch` does: (demo, url)."""
+    from bg_demo.ui import build_demo, launch_options
+
+    demo = build_demo()
+    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, **launch_options())
+    yield demo, url
+    demo.close()
+
+
+def test_every_group_the_running_app_s_queue_makes_waits_in_a_fair_list(running):
+    """Gradio makes a concurrency group's list when its first event joins (`Queue.create_event_queue_for_fn`)."""
+    demo, _ = running
+    for fn in demo.fns.values():
+        demo._queue.create_event_queue_for_fn(fn)
+    waiting = gradio_compat.waiting_lists(demo)
+    assert len(waiting) > 1 and all(isinstance(events, serving.FairList) for events in waiting.values())
+
+
+def test_gradio_s_own_route_puts_events_in_the_fair_order_and_the_guard_sees_them(running):
+    """With the queue's workers held, one session joins three events, then another session one: Gradio's join route
+    puts them in our list, whose order serves the second session second, and `queued`/`event_session` list them."""
+    demo, url = running
+    queue = demo._queue
+    held = queue.active_jobs
+    queue.active_jobs = [[]] * len(held)  # every worker busy: events wait
+    try:
+        script, student = _Joiner(url), _Joiner(url)
+        values = _examples(url, "/classify")
+        events = [script.join("classify", values) for _ in range(3)] + [student.join("classify", values)]
+        group = next(group for group in gradio_compat.waiting_lists(demo).values() if group)
+        order = [gradio_compat.event_owner(event)[0] for event in group]
+        assert order == [script.session, student.session, script.session, script.session]
+        owners = [session for session, _ in gradio_compat.queued(demo)]
+        assert owners.count(script.session) == 3 and owners.count(student.session) == 1
+        assert gradio_compat.event_session(demo, events[-1]) == (True, student.session)
+        assert gradio_compat.event_session(demo, "no such event") == (False, None)
+        assert not gradio_compat.streaming(demo, "no such event")
+    finally:
+        queue.active_jobs = held
+
+
+def test_the_routes_the_guard_watches_are_the_app_s_routes(running):
+    from starlette.routing import Match
+
+    demo, _ = running
+
+    def routed(path: str) -> bool:  # a POST of `path` reaches one of Gradio's routes
+        scope = {"type": "http", "path": path, "method": "POST", "root_path": "", "headers": [], "query_string": b""}
+        return any(route.matches(scope)[0] == Match.FULL for route in demo.app.routes)
+
+    for path in (gradio_compat.JOIN, gradio_compat.CANCEL, gradio_compat.UPLOAD, f"{gradio_compat.CALL}classify",
+                 *(f"{prefix}classify" for prefix in gradio_compat.RUN)):
+        assert routed(path), path
+    assert not routed(f"{gradio_compat.CALL}classify/more")
+    assert gradio_compat.blocks_of({"app": demo.app}) is demo
+    assert not gradio_compat.has_login({"app": demo.app})
+    assert gradio_compat.has_login({"app": types.SimpleNamespace(auth={"a": "b"}, auth_dependency=None)})
+
+
+def test_no_endpoint_runs_around_the_queue(running):
+    _, url = running
+    answer = httpx.post(f"{url}gradio_api/run/classify", json={"data": _examples(url, "/classify")}, timeout=30)
+    assert answer.status_code == 404 and "queue" in answer.json()["detail"]
+
+
+def test_gradio_itself_refuses_any_upload_the_guard_would_let_through():
+    """`max_file_size` (public) behind `serving.Guard`'s refusal: the app launched with it, and Gradio's route
+    refusing a file of one byte."""
+    from bg_demo.ui import launch_options
+
+    assert launch_options()["max_file_size"] == serving.MAX_FILE_SIZE == 0
+    with gr.Blocks() as demo:
+        gr.Textbox()
+    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, max_file_size=0)
+    try:
+        answer = httpx.post(f"{url}gradio_api/upload", files={"files": ("a.txt", b"x")})
+        assert answer.status_code == 413
+    finally:
+        demo.close()
+
+
+# --- the page ---------------------------------------------------------------------------------------------------------
+
+
+def test_the_page_inlines_its_config_and_api_where_the_trimming_looks():
+    with gr.Blocks() as demo:
+        box = gr.Textbox(label="x")
+        gr.Button().click(lambda text: text, box, box, api_name="echo")
+    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True)
+    try:
+        page = httpx.get(url).content
+    finally:
+        demo.close()
+    for marker in (gradio_compat.INLINED_CONFIG, gradio_compat.INLINED_API_INFO):
+        start = page.index(marker) + len(marker)
+        json.loads(page[start:page.index(gradio_compat.INLINED_END, start)])  # the whole JSON, ended by the marker
+    config = _inlined(page, gradio_compat.INLINED_CONFIG)
+    textbox = next(c for c in config["components"] if c["id"] == box._id)
+    assert set(gradio_compat.UNREAD_COMPONENT_KEYS) <= set(textbox)  # what `serving.Lighter` takes out is there
+    trimmed = _inlined(serving.lighter(page), gradio_compat.INLINED_CONFIG)
+    assert not set(gradio_compat.UNREAD_COMPONENT_KEYS) & set(next(c for c in trimmed["components"]
+                                                                    if c["id"] == box._id))
+    assert gradio_compat.inlined_json({"a": "</script>"}) == b'{"a":"\\u003c/script\\u003e"}'
+
+
+def _inlined(page: bytes, marker: bytes) -> dict:
+    start = page.index(marker) + len(marker)
+    return json.loads(page[start:page.index(gradio_compat.INLINED_END, start)])
+
+
+# --- the browser ------------------------------------------------------------------------------------------------------
+
+
+def _assets(pattern: str) -> dict[str, str]:
+    return {path.name: path.read_text(encoding="utf-8", errors="replace") for path in FRONTEND.glob(pattern)}
+
+
+def test_the_core_bundle_the_language_switch_imports_exports_change_locale():
+    bundles = [name for name in _assets("*.js") if re.search(gradio_compat.CORE_BUNDLE, f"/assets/{name}")]
+    assert len(bundles) == 1, bundles
+    assert re.search(r"export\{[^}]*\bas changeLocale\b", _assets(bundles[0])[bundles[0]])
+    assert any(f"./{bundles[0]}" in source for source in _assets("index-*.js").values())  # the page loads it
+    assert gradio_compat.CORE_BUNDLE.replace("/", "\\/") in gradio_compat.CHANGE_LOCALE_JS
+
+
+def test_the_markup_view_js_reads_is_in_gradio_s_frontend():
+    markup, scripts, styles = gradio_compat.MARKUP, _assets("*.js"), "".join(_assets("*.css").values())
+    assert markup["tab_panel"] == "[role=tabpanel]" and any('role="tabpanel"' in s for s in scripts.values())
+    assert markup["block"] == ".block" and any("class:`block ${" in s for s in scripts.values())
+    # a button's variant is its class: "primary" among the button's own variants, in its stylesheet
+    assert markup["run_button"] == "button.primary"
+    hashes = set(re.findall(r"\.primary\.(svelte-\w+)", styles))
+    assert any(f".secondary.{h}" in styles and f".stop.{h}" in styles for h in hashes)
+    # the status tracker: div.wrap.<show_progress>, "hide" once done
+    tracker = "".join(s for name, s in scripts.items() if name.startswith("statustracker"))
+    assert f"`{markup['tracker']} ${{" in tracker and f"{markup['tracker_idle']}:" in tracker
+    tracker_css = "".join(_assets("statustracker*.css").values())
+    for name in (markup["tracker"], markup["tracker_idle"], "minimal"):
+        assert f".{name}.svelte-" in tracker_css
+    assert all(f"`{shown}`" in tracker for shown in markup["tracker_shown"])  # show_progress values it reads
+
+
+def test_view_js_gets_the_markup_from_the_compat_module_and_names_none_itself():
+    from bg_demo.ui import view
+
+    assert json.dumps(gradio_compat.MARKUP) in view.HEAD and view.PLACEHOLDER not in view.HEAD
+    source = (ROOT / "assets" / "view.js").read_text(encoding="utf-8")
+    selectors = re.findall(r"(?:closest|querySelector|querySelectorAll|matches)\(\s*\"([^\"]+)\"", source)
+    classes = re.findall(r"classList\.(?:contains|toggle)\(\s*\"([^\"]+)\"", source)
+    assert selectors, "no selectors found: the check reads nothing"
+    for selector in selectors:
+        for name in re.findall(r"\.([A-Za-z][\w-]*)", selector):
+            assert name.startswith("bg-") or name == "js-plotly-plot", selector  # the app's own, or Plotly's
+        assert "[role" not in selector, selector
+    assert all(name.startswith("bg-") for name in classes), classes
+
+
+# --- no private name anywhere else ---------------------------------------------------------------------------------------
+
+PRIVATE = re.compile("|".join((
+    r"\b(?:from|import)\s+gradio\.(?:context|state_holder|queueing|route_utils|utils|blocks|routes)\b",
+    r"\bLocalContext\b", r"\bContext\.", r"\bSessionState\b", r"\bStateHolder\b", r"\bstate_holder\b",
+    r"\.fns\b", r"\._id\b", r"\._queue\b", r"\._components\b", r"\bdefault_config\b", r"\bget_blocks\(",
+    r"\bevent_ids_to_events\b", r"\bevent_queue_per_concurrency_id\b", r"\btoorjson\b", r"\bAPI_PREFIX\b",
+    r"window\.gradio_(?:config|api_info)", r"assets\W+core-", r"[\"']/gradio_api/", r"role=tabpanel",
+    r"button\.primary",
+)))
+# any other object's underscore attribute (`block._x`, not `self._x`), where Gradio is used: bg_demo/ui and app.py
+UNDERSCORED = re.compile(r"\b(?!self\b|cls\b)[A-Za-z_]\w*\._[A-Za-z]\w*")
+
+
+def _sources() -> list[Path]:
+    return [*sorted((ROOT / "bg_demo").rglob("*.py")), ROOT / "app.py"]
+
+
+def test_no_module_but_the_compat_module_uses_a_private_gradio_name():
+    compat = ROOT / "bg_demo" / "ui" / "gradio_compat.py"
+    found = []
+    for path in _sources():
+        if path == compat:
+            continue
+        in_ui = path.parent == ROOT / "bg_demo" / "ui" or path.name == "app.py"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if re.match(r"\s*(from|import)\s+bg_demo\b", line):
+                continue  # our own modules' paths (`bg_demo.backend._common`)
+            if PRIVATE.search(line) or (in_ui and UNDERSCORED.search(line)):
+                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert found == [], "private Gradio names belong in bg_demo/ui/gradio_compat.py:\n" + "\n".join(found)
+
+
+def test_the_lint_finds_what_it_looks_for():
+    for line in ("from gradio.context import LocalContext", "demo._queue", "x = demo.fns.values()", "block._id",
+                 "core = '/assets/core-abc.js'", 'httpx.post("/gradio_api/upload")'):
+        assert PRIVATE.search(line) or UNDERSCORED.search(line), line
+    for line in ("self._pages = {}", "fn.__name__", "import gradio as gr", "demo.config['dependencies']"):
+        assert not (PRIVATE.search(line) or UNDERSCORED.search(line)), line
+
+
+# --- a REST call, as Gradio's docs show it ---------------------------------------------------------------------------------
+
+
+class _Joiner:
+    """One session of the queue protocol (Gradio's clients': `/queue/join` with an `fn_index`)."""
+
+    def __init__(self, url: str):
+        import uuid
+
+        self.http = httpx.Client(base_url=url, timeout=30)
+        self.session = uuid.uuid4().hex[:11]
+        self.fn = {d["api_name"]: d["id"] for d in self.http.get("config").json()["dependencies"] if d.get("api_name")}
+
+    def join(self, api_name: str, data) -> str:
+        body = {"data": data, "fn_index": self.fn[api_name], "session_hash": self.session, "event_data": None,
+                "trigger_id": None}
+        answer = self.http.post("gradio_api/queue/join", json=body)
+        assert answer.status_code == 200, answer.text
+        return answer.json()["event_id"]
+
+
+def _examples(url: str, endpoint: str) -> list:
+    """The values the API page shows for an endpoint (every one it takes)."""
+    described = httpx.get(f"{url}gradio_api/info", timeout=30).json()["named_endpoints"][endpoint]
+    return [parameter["example_input"] for parameter in described["parameters"]]
+
+
+def _call(url: str, endpoint: str, data: list) -> tuple[str, object]:
+    """POST `/gradio_api/call/<name>`, then read the result's event stream: (its last event, its data)."""
+    posted = httpx.post(f"{url}gradio_api/call{endpoint}", json={"data": data}, timeout=30)
+    assert posted.status_code == 200, posted.text
+    event = posted.json()["event_id"]
+    last = ("", None)
+    with httpx.stream("GET", f"{url}gradio_api/call{endpoint}/{event}", timeout=60) as stream:
+        kind = ""
+        for line in stream.iter_lines():
+            if line.startswith("event:"):
+                kind = line[6:].strip()
+            elif line.startswith("data:") and kind != "heartbeat":
+                last = (kind, json.loads(line[5:]))
+    return last
