@@ -8,8 +8,10 @@ import pytest
 from gradio_client import Client
 from gradio_client.exceptions import AppError
 
-from bg_demo import config, models
+from bg_demo import config, models, text
 from bg_demo.backend.qa import AnswerResult, Span
+from bg_demo.figures.style import FONT, NARROW_FONT_SIZE
+from bg_demo.look import Look
 from bg_demo.ui import build_demo
 from bg_demo.ui.qa_tab import summary
 
@@ -33,6 +35,47 @@ def test_fill_mask(client):
     assert filled == raw["filled"] and "[MASK]" not in filled
     assert plot is not None
     assert [piece["class_or_confidence"] for piece in tokens if piece["class_or_confidence"]] == ["[MASK]"]
+
+
+def _layout(plot) -> dict:
+    return json.loads(plot["plot"])["layout"]
+
+
+def test_the_api_draws_in_the_language_and_for_the_width_it_is_sent(client):
+    """`lang` and `width`, the last two values of every endpoint, both optional: a Korean caller on a phone gets
+    the figure worded in Korean and laid out for a narrow page; one that leaves them out, English and wide."""
+    sentence = "The cat sat on the [MASK]."
+    _, plot, _, raw = client.predict(sentence, 3, lang="ko", width=390, api_name="/fill_mask")
+    layout = _layout(plot)
+    assert layout["xaxis"]["title"]["text"] == text.t("fig.tasks.probability", "ko") == "확률"
+    assert layout["meta"]["alt"].startswith("[MASK] 1개 각각에 대한 BERT의 상위 추측")
+    assert layout["font"]["size"] == NARROW_FONT_SIZE and not layout["yaxis"].get("ticktext")  # labels above bars
+    _, plot, _, same = client.predict(sentence, 3, api_name="/fill_mask")  # both left out
+    layout = _layout(plot)
+    assert same["masks"] == raw["masks"]  # the same result, drawn for another reader
+    assert layout["xaxis"]["title"]["text"] == "probability" and layout["meta"]["alt"].startswith("Bars of BERT")
+    assert layout["font"]["size"] == FONT["size"] and layout["yaxis"]["ticktext"]  # wide: labels beside the bars
+    _, plot, _, _ = client.predict(sentence, 3, "", "ja", 1280, api_name="/fill_mask")  # by position, wide
+    layout = _layout(plot)
+    assert layout["xaxis"]["title"]["text"] == "確率" and layout["font"]["size"] == FONT["size"]
+
+
+@pytest.mark.parametrize(
+    ("args", "key", "values"),
+    [
+        (("No mask here.", 3), "error.no_mask", dict(mask="[MASK]")),  # the backend's refusal
+        (("The [MASK] sat.", 500), "input.whole.between",  # the values' check, before the page runs
+         dict(what=text.Text("fill_mask.top_k"), low=1, high=20, got="500")),
+    ],
+)
+def test_an_api_error_is_worded_in_the_language_the_call_names(client, args, key, values):
+    for lang in ("ko", "en"):
+        with pytest.raises(AppError) as caught:
+            client.predict(*args, lang=lang, api_name="/fill_mask")
+        assert caught.value.message == text.t(key, lang, **values)
+    with pytest.raises(AppError) as caught:  # left out: English
+        client.predict(*args, api_name="/fill_mask")
+    assert caught.value.message == text.t(key, "en", **values)
 
 
 def test_the_api_takes_an_allowed_model_and_refuses_any_other(client):
@@ -124,7 +167,8 @@ def test_unloadable_model_message_reaches_the_client(client, monkeypatch, tmp_pa
 def test_no_answer_is_said_plainly():
     span = Span("Hello", 0, 5, 0.2, 3.0, 0)
     result = AnswerResult("q", "Hello", None, None, None, 0.6, 4.0, (span,), ((0, 5),), "m")
-    assert summary(result).startswith("**No answer**") and "Hello" in summary(result)
+    assert summary(result, Look()).startswith("**No answer**") and "Hello" in summary(result, Look())
+    assert summary(result, Look("ko")).startswith("**답 없음**")
 
 
 GENERATE_DEFAULTS = dict(max_new_tokens=10, temperature=1.0, top_k=20, top_p=0.9, num_beams=3, sequences=1,
@@ -215,9 +259,15 @@ def test_generate_beam_shows_the_beams(client):
 
 
 def test_next_token_and_logit_lens(client):
-    plot, context, picked, history, raw = client.predict("The cat", 0.8, 5, 1.0, 3, api_name="/next_token")
+    from bg_demo.ui import next_token_tab
+    from bg_demo.ui.page import Shown
+
+    plot, context, history, raw = client.predict("The cat", 0.8, 5, 1.0, 3, api_name="/next_token")
     assert context == "The cat" and raw["kept"] == 5 and raw["top_k"] == 5
-    assert len(picked["choices"]) == 20 and history["data"] == []
+    assert len(raw["candidates"]) == 20 and history["data"] == []
+    # the page's picker lists the candidates on screen, read from the page's state
+    picker = next_token_tab.choices(Shown(next_token_tab.show("The cat", 0.8, 5, 1.0, 3)))
+    assert len(picker.choices) == 20 and picker.value == raw["candidates"][0]["token_id"]
     figure, note, lens = client.predict("The cat sat on the mat", api_name="/logit_lens")
     assert lens["layers"][0] == "embeddings" and len(lens["predictions"][-1]) == len(lens["tokens"])
 

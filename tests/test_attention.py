@@ -1,7 +1,9 @@
 """Attention maps: equal to transformers' own, rows that sum to 1, the causal mask, and the maths that reads them."""
 
 import csv
+import dataclasses
 import json
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +21,10 @@ from bg_demo.backend.attention import (
     head_stats,
     hide_special,
     mean_over_heads,
+    prepare_views,
     rollout,
+    rollout_of,
+    stats_of,
 )
 from bg_demo.errors import InputError
 from tests.tolerance import tolerance
@@ -121,6 +126,7 @@ def test_to_dict_gives_nested_lists_and_summary_drops_the_weights():
 
 @pytest.mark.parametrize("role", ROLES)
 def test_long_input_is_cut_with_a_notice_not_an_error(role):
+    from bg_demo.look import Look
     from bg_demo.ui.attention_tab import notice
 
     text = "the cat sat on the mat " * 200  # 1,200 words: past BERT's 512 positions and GPT-2's 1,024
@@ -130,9 +136,9 @@ def test_long_input_is_cut_with_a_notice_not_an_error(role):
     assert len(result.tokens) == limit and result.weights.shape[-2:] == (limit, limit)
     if role == "encoder":
         assert result.tokens[0] == "[CLS]" and result.tokens[-1] == "[SEP]"
-    message = notice(result)
+    message = notice(result, Look())
     assert "Cut short" in message and str(result.n_tokens_total) in message and str(limit) in message
-    assert "Cut short" not in notice(attention("The cat sat.", role))
+    assert "Cut short" not in notice(attention("The cat sat.", role), Look())
 
 
 def test_max_tokens_sets_the_cut():
@@ -269,11 +275,19 @@ def test_bad_view_choices_say_what_to_change(kwargs, message):
         attention_view(attention("The cat sat.", "encoder"), **kwargs)
 
 
-def test_export_writes_a_csv_and_a_json_of_the_current_view():
+def exported(result, view: str, layer: int, head: int, hide: bool, stat: str) -> list[str]:
+    """The files the Attention tab's export writes for the view on screen (the page's state holding `result`)."""
     from bg_demo.ui.attention_tab import export
+    from bg_demo.ui.page import Shown
 
+    files, box = export(Shown(result), "en", 1280, view, layer, head, hide, stat)
+    assert not box.visible, box.value  # no message in the error box
+    return files
+
+
+def test_export_writes_a_csv_and_a_json_of_the_current_view():
     result = attention("The cat sat.", "decoder")
-    csv_path, json_path = export(result, "head", 1, 3, False, "entropy")
+    csv_path, json_path = exported(result, "head", 1, 3, False, "entropy")
     with open(csv_path, encoding="utf-8") as file:
         rows = list(csv.reader(file))
     n = len(result.tokens)
@@ -312,6 +326,7 @@ def test_real_bert_heads_lean_on_cls_and_sep_and_hiding_them_changes_the_picture
 
 def test_changing_the_view_redraws_from_the_stored_weights(monkeypatch):
     """Layer, head, view and the special-token toggle redraw from session state, never the model."""
+    from bg_demo.look import Look
     from bg_demo.ui import attention_tab, compare_tab
 
     stored = attention("The cat sat on the mat.", "encoder")
@@ -321,27 +336,28 @@ def test_changing_the_view_redraws_from_the_stored_weights(monkeypatch):
         raise AssertionError("the model was called again")
 
     monkeypatch.setattr(models.STORE, "get", no_model)
+    look = Look()
     for view in attention_tab.VIEWS:
         for hide in (False, True):
-            assert attention_tab.draw(stored, view, 1, 2, hide, "entropy") is not None
-    encoder_plot, decoder_plot = compare_tab.draw_heads(both, 1, 3)
+            assert attention_tab.draw(stored, look, view, 1, 2, hide, "entropy") is not None
+    encoder_plot, decoder_plot = compare_tab.draw_heads(both, look, 1, 3)
     assert encoder_plot is not None and decoder_plot is not None
 
 
 def test_exports_live_in_one_folder_that_sheds_old_files(monkeypatch):
     from bg_demo.ui import downloads
-    from bg_demo.ui.attention_tab import export
 
     result = attention("The cat sat.", "encoder")
-    first = Path(export(result, "head", 0, 0, False, "entropy")[0])
+    first = Path(exported(result, "head", 0, 0, False, "entropy")[0])
     assert first.parent.parent == downloads.root() and first.exists()
     monkeypatch.setattr(downloads, "KEEP_SECONDS", -1)  # every earlier export is now old
-    second = Path(export(result, "mean", 0, 0, False, "entropy")[0])
+    second = Path(exported(result, "mean", 0, 0, False, "entropy")[0])
     assert second.exists() and not first.exists()
     assert sorted(p.name for p in downloads.root().iterdir()) == [second.parent.name]
 
 
 def test_the_stored_result_is_compact_and_draws_the_same():
+    from bg_demo.look import Look
     from bg_demo.ui import attention_tab
 
     result = attention("The cat sat on the mat.", "encoder")
@@ -350,7 +366,7 @@ def test_the_stored_result_is_compact_and_draws_the_same():
     for view in ("head", "rollout"):
         exact, kept = attention_view(result, view, 1, 2), attention_view(compact, view, 1, 2)
         np.testing.assert_allclose(kept.values, exact.values, atol=1e-3)
-    assert attention_tab.draw(compact, "overview", 1, 2, True, "to_previous") is not None
+    assert attention_tab.draw(compact, Look(), "overview", 1, 2, True, "to_previous") is not None
 
 
 def test_a_compact_result_is_made_where_the_weights_are():
@@ -358,3 +374,17 @@ def test_a_compact_result_is_made_where_the_weights_are():
     full = attention("The cat sat on the mat.", "decoder")
     compact = attention("The cat sat on the mat.", "decoder", compact=True)
     assert compact.weights.dtype == np.float16 and np.array_equal(compact.weights, full.compact().weights)
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_a_result_stays_plain_picklable_data_once_its_views_are_drawn(role):
+    """Results cross to ZeroGPU workers and the Ray tier by pickle, and pages keep them in their state: what the views
+    derive from every map (statistics, thumbnails, rollout) is kept beside a result, never in it."""
+    result = attention("The cat sat on the mat.", role, compact=True)
+    prepare_views(result)
+    attention_view(result, "overview")
+    copy = pickle.loads(pickle.dumps(result))
+    assert set(vars(result)) == {field.name for field in dataclasses.fields(result)}  # nothing but its fields
+    assert copy.to_dict() == result.to_dict() and copy.weights.dtype == result.weights.dtype
+    np.testing.assert_array_equal(rollout_of(copy), rollout_of(result))
+    np.testing.assert_array_equal(stats_of(copy).entropy, stats_of(result).entropy)

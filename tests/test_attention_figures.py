@@ -20,7 +20,6 @@ from bg_demo.figures import (
     layer_heads,
     masked_both_bars,
     same_word_lines,
-    screen,
 )
 from bg_demo.figures.attention import LINE_BINS, PANEL_TICK_LABELS
 from bg_demo.figures.axes import (
@@ -33,6 +32,9 @@ from bg_demo.figures.axes import (
     labels_across,
 )
 from bg_demo.figures.style import MAX_HEIGHT, text_width
+from bg_demo.look import Look
+
+EN = Look()  # English on a wide page
 
 
 def array(value) -> np.ndarray:
@@ -63,7 +65,7 @@ def long_tokens(n, heads=4) -> AttentionResult:
 
 def test_head_heatmap_is_the_head_in_thousandths_with_token_ticks():
     result = synthetic()
-    fig = head_heatmap(result, 1, 2).to_dict()
+    fig = head_heatmap(result, EN, 1, 2).to_dict()
     (trace,) = fig["data"]
     assert trace["type"] == "heatmap" and trace["z"]["dtype"] == "u2"  # sent as base64 uint16: whole thousandths
     np.testing.assert_array_equal(array(trace["z"]), np.rint(result.weights[1, 2] * 1000))
@@ -87,7 +89,7 @@ def test_head_heatmap_is_the_head_in_thousandths_with_token_ticks():
 
 def test_head_heatmap_can_hide_the_special_tokens():
     result = synthetic()
-    fig = head_heatmap(result, 0, 0, hide_special=True).to_dict()
+    fig = head_heatmap(result, EN, 0, 0, hide_special=True).to_dict()
     z = array(fig["data"][0]["z"])
     assert z.shape == (4, 4)
     np.testing.assert_allclose(z.sum(axis=-1) / 1000, 1.0, atol=0.003)  # each rounded to a thousandth
@@ -95,11 +97,11 @@ def test_head_heatmap_can_hide_the_special_tokens():
 
 
 HEATMAPS = {
-    "head": lambda result: head_heatmap(result, 0, 1),
-    "mean": lambda result: attention_figure(result, "mean", layer=1),
-    "rollout": lambda result: attention_figure(result, "rollout", layer=1),
-    "mask": lambda result: causal_mask_figure(len(result.tokens), result.tokens),
-    "lines": lambda result: head_lines(result, 0, 1),
+    "head": lambda result, look=EN: head_heatmap(result, look, 0, 1),
+    "mean": lambda result, look=EN: attention_figure(result, look, "mean", layer=1),
+    "rollout": lambda result, look=EN: attention_figure(result, look, "rollout", layer=1),
+    "mask": lambda result, look=EN: causal_mask_figure(len(result.tokens), look, result.tokens),
+    "lines": lambda result, look=EN: head_lines(result, look, 0, 1),
 }
 
 
@@ -138,14 +140,14 @@ def test_many_tokens_thin_and_shorten_labels_but_hovers_name_them_whole(view):
 
 def test_head_lines_name_every_kth_token_shortened():
     result = long_tokens(60)
-    columns = [trace for trace in head_lines(result, 0, 0).to_dict()["data"] if trace.get("mode") == "text"]
+    columns = [trace for trace in head_lines(result, EN, 0, 0).to_dict()["data"] if trace.get("mode") == "text"]
     for column in columns:
         assert len(column["text"]) <= MAX_TICK_LABELS and "internati…" in column["text"]
         assert list(array(column["y"])) == list(range(0, 60, 3))
 
 
 def test_colour_scale_is_colour_blind_safe():
-    layout = head_heatmap(synthetic(), 0, 0).to_dict()["layout"]
+    layout = head_heatmap(synthetic(), EN, 0, 0).to_dict()["layout"]
     colours = [colour for _, colour in layout["coloraxis"]["colorscale"]]
     assert colours[0] == "#440154" and colours[-1] == "#fde725"  # Viridis: dark purple to yellow, no red-green
 
@@ -153,7 +155,7 @@ def test_colour_scale_is_colour_blind_safe():
 @pytest.mark.parametrize("heads", [1, 3, 4, 12, 16])
 def test_layer_heads_small_multiples_share_one_coloraxis(heads):
     result = synthetic(heads=heads)
-    fig = layer_heads(result, 1).to_dict()
+    fig = layer_heads(result, EN, 1).to_dict()
     assert len(fig["data"]) == heads
     for h, trace in enumerate(fig["data"]):
         assert trace["coloraxis"] == "coloraxis"
@@ -171,7 +173,7 @@ def test_layer_heads_small_multiples_share_one_coloraxis(heads):
 
 def test_layer_heads_label_the_outer_panels_and_hover_names_query_key_head_weight():
     result = long_tokens(40, heads=12)
-    fig = layer_heads(result, 1)
+    fig = layer_heads(result, EN, 1)
     layout = fig.to_dict()["layout"]
     labelled_x = [f"xaxis{i}" for i in (9, 10, 11, 12)]  # the bottom row of a 3 x 4 grid
     labelled_y = [f"yaxis{i}" if i > 1 else "yaxis" for i in (1, 5, 9)]  # the left column
@@ -186,7 +188,7 @@ def test_layer_heads_label_the_outer_panels_and_hover_names_query_key_head_weigh
 
 def test_layer_heads_of_twelve_heads_at_64_tokens_stays_under_400_kb():
     result = synthetic(layers=12, heads=12, n=64)
-    fig = layer_heads(result, 5)
+    fig = layer_heads(result, EN, 5)
     size = len(fig.to_json())
     assert size <= 400_000, f"{size:,} bytes of JSON"
     assert len(fig.to_dict()["data"]) == 12
@@ -195,7 +197,7 @@ def test_layer_heads_of_twelve_heads_at_64_tokens_stays_under_400_kb():
 @pytest.mark.parametrize("stat", ["entropy", "to_special", "to_previous", "to_self"])
 def test_head_overview_tiles_every_head_by_a_statistic(stat):
     result = synthetic(layers=3, heads=4)
-    fig = head_overview(result, stat, selected=(2, 1)).to_dict()
+    fig = head_overview(result, EN, stat, selected=(2, 1)).to_dict()
     (trace,) = fig["data"]
     expected = getattr(head_stats(result.weights, result.sinks), stat)
     np.testing.assert_allclose(array(trace["z"]), expected, atol=1e-7)
@@ -209,7 +211,7 @@ def test_head_overview_tiles_every_head_by_a_statistic(stat):
 
 def test_head_overview_share_colour_bar_labels_never_repeat():
     result = synthetic(layers=3, heads=4)
-    colorbar = head_overview(result, "to_special").data[0].colorbar
+    colorbar = head_overview(result, EN, "to_special").data[0].colorbar
     values = head_stats(result.weights, result.sinks).to_special
     ticks = np.arange(0, values.max() + colorbar.dtick, colorbar.dtick)
     shown = [tick for tick in ticks if values.min() - 1e-9 <= tick <= values.max() + 1e-9]
@@ -220,7 +222,7 @@ def test_head_overview_share_colour_bar_labels_never_repeat():
 def test_head_lines_draws_one_segment_per_weight_above_the_cut():
     result = synthetic(n=8)
     weights = result.weights[1, 3]
-    fig = head_lines(result, 1, 3).to_dict()
+    fig = head_lines(result, EN, 1, 3).to_dict()
     lines = [trace for trace in fig["data"] if trace.get("mode") == "lines"]
     segments = sum(int(np.isnan(array(trace["x"])).sum()) for trace in lines)
     assert segments == int((weights >= LINE_BINS[0]).sum())
@@ -236,36 +238,36 @@ def test_head_lines_leaves_out_tiny_weights():
     weights = np.zeros((1, 1, 3, 3), dtype=np.float32)
     weights[0, 0] = [[1.0, 0.0, 0.0], [0.01, 0.99, 0.0], [0.5, 0.49, 0.01]]
     result = AttentionResult("x", "decoder", ("a", "b", "c"), (False,) * 3, weights, False, 3, "causal", "m")
-    fig = head_lines(result, 0, 0).to_dict()
+    fig = head_lines(result, EN, 0, 0).to_dict()
     (hover,) = [trace for trace in fig["data"] if trace.get("mode") == "markers"]
     assert sorted(hover["hovertext"]) == ["a #0 → a #0: 1.000", "b #1 → b #1: 0.990", "c #2 → a #0: 0.500", "c #2 → b #1: 0.490"]
 
 
 def test_aggregate_views_show_the_mean_and_the_rollout():
     result = synthetic(layers=3)
-    mean = attention_figure(result, "mean", layer=1).to_dict()
+    mean = attention_figure(result, EN, "mean", layer=1).to_dict()
     np.testing.assert_allclose(array(mean["data"][0]["z"]) / 1000, mean_over_heads(result.weights)[1], atol=5e-4 + 1e-7)
-    flow = attention_figure(result, "rollout", layer=2).to_dict()
+    flow = attention_figure(result, EN, "rollout", layer=2).to_dict()
     np.testing.assert_allclose(array(flow["data"][0]["z"]) / 1000, rollout(result.weights)[2], atol=1e-3)
-    plain = aggregate_heatmap(np.eye(3), ["a", "b", "a"], "Identity").to_dict()
+    plain = aggregate_heatmap(np.eye(3), EN, ["a", "b", "a"], "Identity").to_dict()
     assert plain["layout"]["title"]["text"] == "Identity" and plain["layout"]["xaxis"]["ticktext"] == ["a", "b", "a"]
 
 
 @pytest.mark.parametrize("view", VIEWS)
 def test_attention_figure_draws_every_view(view):
-    fig = attention_figure(synthetic(), view, layer=1, head=3, hide_special=True).to_dict()
+    fig = attention_figure(synthetic(), EN, view, layer=1, head=3, hide_special=True).to_dict()
     assert fig["data"] and fig["layout"]["height"] > 200
 
 
 def test_attention_figure_takes_whole_floats_as_sliders_send_them():
-    fig = attention_figure(synthetic(), "head", layer=1.0, head=2.0).to_dict()
+    fig = attention_figure(synthetic(), EN, "head", layer=1.0, head=2.0).to_dict()
     np.testing.assert_array_equal(array(fig["data"][0]["z"]), np.rint(synthetic().weights[1, 2] * 1000))
     assert fig["layout"]["title"]["text"] == "Layer 1, head 2"  # ints, not "1.0"
 
 
 def test_attention_figure_rejects_a_bad_choice():
     with pytest.raises(InputError, match="layer must be between 0 and 1"):
-        attention_figure(synthetic(), "head", layer=5)
+        attention_figure(synthetic(), EN, "head", layer=5)
 
 
 # --- BERT beside GPT-2 ------------------------------------------------------------------------------------
@@ -273,7 +275,7 @@ def test_attention_figure_rejects_a_bad_choice():
 
 def test_causal_mask_is_lower_triangular():
     tokens = ["The", " cat", " sat", " the", " the"]
-    fig = causal_mask_figure(5, tokens).to_dict()
+    fig = causal_mask_figure(5, EN, tokens).to_dict()
     z = array(fig["data"][0]["z"])
     np.testing.assert_array_equal(z, np.tril(np.ones((5, 5))))
     assert fig["layout"]["xaxis"]["ticktext"] == tokens and fig["layout"]["yaxis"]["autorange"] == "reversed"
@@ -282,7 +284,7 @@ def test_causal_mask_is_lower_triangular():
 
 def test_future_share_bars_show_both_models_per_layer():
     result = compare("The animal didn't cross the street because it was tired.")
-    fig = future_share_bars(result).to_dict()
+    fig = future_share_bars(result, EN).to_dict()
     encoder, decoder = fig["data"]
     assert encoder["name"].startswith("BERT") and decoder["name"].startswith("GPT-2")
     np.testing.assert_allclose(array(encoder["y"]), result.encoder_future, atol=1e-7)
@@ -293,7 +295,7 @@ def test_future_share_bars_show_both_models_per_layer():
 def test_future_share_axis_labels_never_repeat_for_small_shares():
     """".0%" over 0-3% printed "0%, 1%, 1%, 2%": the step sets the decimals."""
     result = SimpleNamespace(encoder_future=[0.02, 0.024], decoder_future=[0.0, 0.0])
-    yaxis = future_share_bars(result).layout.yaxis
+    yaxis = future_share_bars(result, EN).layout.yaxis
     low, high = yaxis.range
     labels = [f"{tick:{yaxis.tickformat[1:]}}" for tick in np.arange(low, high + 1e-12, yaxis.dtick)]
     assert len(labels) >= 3 and len(set(labels)) == len(labels)
@@ -301,7 +303,7 @@ def test_future_share_axis_labels_never_repeat_for_small_shares():
 
 def test_same_word_lines_one_line_per_model_up_to_one():
     result = same_word("I went to the bank to deposit cash", "I went to the bank to sit down", "bank")
-    fig = same_word_lines(result).to_dict()
+    fig = same_word_lines(result, EN).to_dict()
     encoder, decoder = fig["data"]
     np.testing.assert_allclose(array(encoder["y"]), result.encoder.similarity)
     np.testing.assert_allclose(array(decoder["y"]), result.decoder.similarity)
@@ -313,7 +315,7 @@ def test_same_word_lines_one_line_per_model_up_to_one():
 
 def test_masked_both_bars_put_the_two_models_side_by_side():
     result = predict_masked_both("The cat sat on the [MASK].", top_k=4)
-    fig = masked_both_bars(result).to_dict()
+    fig = masked_both_bars(result, EN).to_dict()
     bert, gpt2 = fig["data"]
     assert list(bert["x"]) == [guess.score for guess in result.encoder]
     assert list(gpt2["x"]) == [guess.score for guess in result.decoder]
@@ -329,16 +331,15 @@ PHONE, LAPTOP = 390, 1366
 
 
 def on(page: int, build):
-    """`build()` drawn for a page `page` px wide, as data."""
-    with screen.use(page):
-        return build().to_dict()
+    """`build(look)` drawn for a page `page` px wide, as data."""
+    return build(Look(width=page)).to_dict()
 
 
 @pytest.mark.parametrize("view", ["head", "mean", "rollout"])
 def test_a_map_on_a_phone_takes_the_width_with_its_colour_bar_under_it(view):
     """At 41 tokens a laptop's layout left the map ~165 px of a 326-px figure and the colour bar a third."""
     result = long_tokens(41)
-    phone, laptop = on(PHONE, lambda: HEATMAPS[view](result)), on(LAPTOP, lambda: HEATMAPS[view](result))
+    phone, laptop = (on(page, lambda look: HEATMAPS[view](result, look)) for page in (PHONE, LAPTOP))
     bar = phone["layout"]["coloraxis"]["colorbar"]
     assert bar["orientation"] == "h" and bar["y"] < 0 and bar["yanchor"] == "top"  # under the plot, across it
     assert laptop["layout"]["coloraxis"]["colorbar"].get("orientation", "v") == "v"  # beside it
@@ -353,7 +354,7 @@ def test_a_map_on_a_phone_takes_the_width_with_its_colour_bar_under_it(view):
 @pytest.mark.parametrize(("heads", "rows"), [(12, 6), (16, 8), (3, 2), (1, 1)])
 def test_a_layers_heads_reflow_to_two_a_row_on_a_phone_on_one_colour_axis(heads, rows):
     result = long_tokens(41, heads=heads)
-    phone, laptop = on(PHONE, lambda: layer_heads(result, 1)), on(LAPTOP, lambda: layer_heads(result, 1))
+    phone, laptop = (on(page, lambda look: layer_heads(result, look, 1)) for page in (PHONE, LAPTOP))
 
     def columns(layout):
         return len({tuple(axis["domain"]) for key, axis in layout.items() if key.startswith("xaxis")})
@@ -378,12 +379,12 @@ def test_head_lines_on_a_phone_name_every_token_apart_from_the_lines():
     """The lines started where the labels ended and crossed them; a phone's figure grows to name every token."""
     result = long_tokens(41)
     for page in (PHONE, LAPTOP):
-        fig = on(page, lambda: head_lines(result, 0, 0))
+        fig = on(page, lambda look: head_lines(result, look, 0, 0))
         left, right = [trace for trace in fig["data"] if trace.get("mode") == "text"]
         assert max(array(left["x"])) < 0 and min(array(right["x"])) > 1  # a gap between labels and lines
         low, high = fig["layout"]["xaxis"]["range"]
         assert low < min(array(left["x"])) and high > max(array(right["x"]))
-    phone = on(PHONE, lambda: head_lines(result, 0, 0))
+    phone = on(PHONE, lambda look: head_lines(result, look, 0, 0))
     (left, _) = [trace for trace in phone["data"] if trace.get("mode") == "text"]
     assert list(array(left["y"])) == list(range(41))  # every token named, one line each
     assert phone["layout"]["height"] >= 41 * 16
@@ -391,7 +392,8 @@ def test_head_lines_on_a_phone_name_every_token_apart_from_the_lines():
 
 def test_head_overview_on_a_phone_keeps_its_numbers_apart():
     result = synthetic(layers=24, heads=16)
-    phone, laptop = on(PHONE, lambda: head_overview(result, "to_self")), on(LAPTOP, lambda: head_overview(result))
+    phone = on(PHONE, lambda look: head_overview(result, look, "to_self"))
+    laptop = on(LAPTOP, lambda look: head_overview(result, look))
     assert phone["data"][0]["colorbar"]["orientation"] == "h"
     assert phone["layout"]["xaxis"]["dtick"] >= 2 and phone["layout"]["yaxis"]["dtick"] >= 2  # "15" in ~18 px
     assert laptop["layout"]["xaxis"]["dtick"] == 1
@@ -401,7 +403,7 @@ def test_head_overview_on_a_phone_keeps_its_numbers_apart():
 
 def test_the_causal_mask_on_a_phone_is_square_with_upright_key_labels():
     tokens = [f"token{i}" for i in range(30)]
-    phone = on(PHONE, lambda: causal_mask_figure(30, tokens))
+    phone = on(PHONE, lambda look: causal_mask_figure(30, look, tokens))
     layout = phone["layout"]
     assert layout["xaxis"]["tickangle"] == -90 and len(layout["xaxis"]["ticktext"]) <= labels_across(290)
     assert layout["height"] - layout["margin"]["t"] - layout["margin"]["b"] >= 270
@@ -409,7 +411,7 @@ def test_the_causal_mask_on_a_phone_is_square_with_upright_key_labels():
 
 def test_future_share_bars_print_their_percentages_only_where_a_bar_holds_them():
     result = SimpleNamespace(encoder_future=np.linspace(0.1, 0.4, 12), decoder_future=np.zeros(12))
-    phone, laptop = on(PHONE, lambda: future_share_bars(result)), on(LAPTOP, lambda: future_share_bars(result))
+    phone, laptop = (on(page, lambda look: future_share_bars(result, look)) for page in (PHONE, LAPTOP))
     assert all("text" not in bar for bar in phone["data"])  # 24 bars in ~290 px: ~9 px each
     assert all(len(bar["text"]) == 12 for bar in laptop["data"])
     assert phone["layout"]["legend"]["yref"] == "container"  # across the foot of the figure
@@ -421,7 +423,7 @@ def test_masked_both_bars_share_one_probability_scale(page):
     guesses = [SimpleNamespace(token=f"w{i}", score=s) for i, s in enumerate((0.62, 0.2, 0.05))]
     small = [SimpleNamespace(token=f"v{i}", score=s) for i, s in enumerate((0.03, 0.02, 0.01))]
     result = SimpleNamespace(encoder=guesses, decoder=small)
-    layout = on(page, lambda: masked_both_bars(result))["layout"]
+    layout = on(page, lambda look: masked_both_bars(result, look))["layout"]
     assert layout["xaxis"]["range"] == layout["xaxis2"]["range"] and layout["xaxis"]["range"][1] >= 0.62
     assert layout["xaxis"]["dtick"] == layout["xaxis2"]["dtick"]
     if page == PHONE:  # one above the other, each the full width, titles on one line each where they fit
@@ -437,13 +439,13 @@ def test_attention_figures_say_what_they_show():
     result = synthetic()
     matrix = result.weights[1, 2]
     q, k = np.unravel_index(np.argmax(matrix), matrix.shape)
-    alt = head_heatmap(result, 1, 2).layout.meta["alt"]
+    alt = head_heatmap(result, EN, 1, 2).layout.meta["alt"]
     assert alt.startswith("Layer 1, head 2: a heatmap over 6 tokens")
     assert f"{matrix[q, k]:.3f}, goes from '{result.tokens[q]}' to '{result.tokens[k]}'" in alt
     values = head_stats(result.weights, result.sinks).entropy
     top = np.unravel_index(np.argmax(values), values.shape)
-    assert f"layer {top[0]}, head {top[1]}, at {values[top]:.2f}" in head_overview(result).layout.meta["alt"]
+    assert f"layer {top[0]}, head {top[1]}, at {values[top]:.2f}" in head_overview(result, EN).layout.meta["alt"]
     heads = result.weights[0]
     h, q, k = np.unravel_index(np.argmax(heads), heads.shape)
-    alt = layer_heads(result, 0).layout.meta["alt"]
+    alt = layer_heads(result, EN, 0).layout.meta["alt"]
     assert f"{heads[h, q, k]:.3f}, is in head {h}, from '{result.tokens[q]}' to '{result.tokens[k]}'" in alt

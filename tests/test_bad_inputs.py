@@ -84,8 +84,15 @@ def kind_of(parameter: dict) -> str:
 # as UTF-8 and refuses NaN, which a raw request does not) ---------------------------------------------------------
 
 
+def sent(data: list, lang: str = "en", width=1280) -> list:
+    """An endpoint's values as a REST call sends them: the page's inputs, then the reader's `lang` and `width` (the
+    two values every endpoint ends with; gradio_client fills them in when left out, a REST call sends them)."""
+    return [*data, lang, width]
+
+
 def call(url: str, api_name: str, data: list, lang: str | None = None) -> tuple[str, object]:
-    """("complete", outputs) or ("error", message) for one request to a named endpoint."""
+    """("complete", outputs) or ("error", message) for one request to a named endpoint (`lang`: the browser's
+    Accept-Language header)."""
     # ensure_ascii: a lone surrogate travels as \\ud800; NaN as NaN. One session per thread, as a browser tab has:
     # Gradio builds a new session's copy of the whole page's config (~0.2 s here)
     body = json.dumps({"data": data, "session_hash": f"bad-inputs-{threading.get_ident()}"})
@@ -221,18 +228,18 @@ def test_a_refusal_is_worded_in_the_language_asked_for(app, lang):
         ("/attention", ["The cat sat.", "encoder", "someone/unknown-model"]),  # a model that is not offered
         ("/classify", ["\ud800"]),  # a lone surrogate
     ]
-    for name, data in cases:
-        event, message = call(url, name, data, lang=f"{lang}-XX,{lang};q=0.9")
+    for name, data in cases:  # the call names its language as a browser does (a tag, or a header's list)
+        event, message = call(url, name, sent(data, f"{lang}-XX,{lang};q=0.9"))
         assert event == "error" and words.fullmatch(message), (name, message)
         assert not worded("en").fullmatch(message), (name, message)
 
 
 def test_attention_refuses_a_model_it_does_not_offer_like_every_other_page(app):
     _, url = app
-    event, message = call(url, "/attention", ["The cat sat.", "encoder", "someone/unknown-model"])
+    event, message = call(url, "/attention", sent(["The cat sat.", "encoder", "someone/unknown-model"]))
     assert event == "error" and "not offered for the encoder role" in message and "bert-base-uncased" in message
     # a model of the other role, left in the picker by an example that switched the role, means the role's default
-    event, outputs = call(url, "/attention", ["The cat sat.", "encoder", "openai-community/gpt2"])
+    event, outputs = call(url, "/attention", sent(["The cat sat.", "encoder", "openai-community/gpt2"]))
     assert event == "complete" and outputs[-1]["role"] == "encoder" and outputs[-1]["model_id"] == "encoder"
 
 
@@ -243,7 +250,7 @@ def test_a_folder_that_will_not_load_is_named_without_its_path(app, monkeypatch,
     monkeypatch.setenv("BG_DEMO_SENTIMENT", str(tmp_path / "missing-model"))
     config.settings.cache_clear()
     models.STORE.clear()
-    event, message = call(url, "/classify", ["I loved it."])
+    event, message = call(url, "/classify", sent(["I loved it."]))
     assert event == "error" and "'missing-model'" in message and "BG_DEMO_SENTIMENT" in message
     assert str(tmp_path) not in message
 
@@ -258,8 +265,9 @@ def in_page(demo, handler: str, values: list, lang: str) -> list:
     from gradio.state_holder import SessionState
 
     event = next(fn for fn in demo.fns.values() if getattr(fn.fn, "__name__", None) == handler)
-    with text.use(lang):
-        return asyncio.run(demo.process_api(event, values, SessionState(demo)))["data"]
+    # then the page's kept result (none yet), its language and its width: what every page event reads
+    data = asyncio.run(demo.process_api(event, [*values, None, lang, 1280], SessionState(demo)))["data"]
+    return data[:-1]  # less the page's state
 
 
 def test_no_number_box_has_bounds_that_gradio_enforces_before_our_checks(app):
@@ -342,7 +350,7 @@ def _unchanged(output) -> bool:
 )
 def test_the_api_refuses_a_number_out_of_range_with_the_range(app, name, data, message):
     _, url = app
-    assert call(url, name, data) == ("error", message)
+    assert call(url, name, sent(data)) == ("error", message)
 
 
 # --- the same rules, one function at a time -----------------------------------------------------------------
@@ -409,27 +417,32 @@ def test_the_next_token_labs_text_is_bounded_before_it_is_stripped():
 
 def test_an_export_that_cannot_be_written_says_so_beside_the_output(tmp_path, monkeypatch):
     from bg_demo import backend
-    from bg_demo.ui import attention_tab, common, downloads
+    from bg_demo.ui import attention_tab, downloads
+    from bg_demo.ui.page import Shown
 
     result = backend.attention("The cat sat.", "encoder")
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("")
     monkeypatch.setattr(downloads, "_root", blocked)  # where the exports go cannot hold a folder
-    files, box = common.shown_inline(attention_tab.export, 1)(result, "head", 0, 0, False, "entropy")
-    shown = box.value.replace("\\", "")  # Markdown's escapes
-    assert box.visible and "could not be written on the server (Not a directory)" in shown
-    assert str(tmp_path) not in shown
+    for lang in ("en", "ko"):  # in the page's language
+        files, box = attention_tab.export(Shown(result), lang, 1280, "head", 0, 0, False, "entropy")
+        assert box.visible and box.value == f"⚠️ {plain(text.t('error.export_failed', lang, reason='Not a directory'))}"
+        assert str(tmp_path) not in box.value and files == gr.skip()  # the files on screen stay
+    assert "서버에 파일을 쓰지 못했어요(Not a directory)" in box.value.replace("\\", "")  # the last: Korean
+    _, box = attention_tab.export(Shown(result), "en", 1280, "head", 0, 0, False, "entropy")
+    assert "could not be written on the server (Not a directory)" in box.value.replace("\\", "")  # Markdown's escapes
 
 
 def test_a_local_folder_is_named_by_its_name_everywhere(tiny_dir):
     from bg_demo import config, models
+    from bg_demo.look import Look
     from bg_demo.ui import common, compare_tab
 
     assert config.public_name(str(tiny_dir / "encoder")) == "encoder" and config.public_name("./models/enc") == "enc"
     assert config.public_name("google-bert/bert-base-uncased") == "google-bert/bert-base-uncased"
     assert common.model_label(str(tiny_dir / "decoder")) == "📁 decoder"
     assert models.get("encoder").model_id == "encoder" and models.get("encoder").location == str(tiny_dir / "encoder")
-    table, held, raw = compare_tab.measure()  # the facts card and the memory line
+    table, held, raw = compare_tab.measured(compare_tab.measure(), Look())  # the facts card and the memory line
     shown = json.dumps([table, held, raw], ensure_ascii=False)
     assert str(tiny_dir) not in shown and raw[0]["model_id"] == "encoder"
     reason = models._reason(OSError("Incorrect path_or_model_id: '/srv/models/enc'. Please provide a folder."))
@@ -438,9 +451,10 @@ def test_a_local_folder_is_named_by_its_name_everywhere(tiny_dir):
 
 def test_the_first_load_notice_names_a_folder_by_its_name(tiny_dir):
     from bg_demo import models
+    from bg_demo.look import Look
     from bg_demo.ui import common
 
     models.STORE.clear()
     said = []
-    common._loading_notice("encoder", lambda fraction, desc: said.append(desc))
+    common.Loading(lambda fraction, desc: said.append(desc), Look())("encoder")
     assert said and "(encoder)" in said[0] and str(tiny_dir) not in said[0]

@@ -60,9 +60,10 @@ CALLS = {
     "explain_answer": lambda: backend.explain_answer("Who introduced it?", CONTEXT, steps=4),
     "explain_generation": lambda: backend.explain_generation("Once", _generated_ids(), steps=4),
 }
-# exported, but no result of a user's input: settings, seeds, a running generation's handle, the model store
+# exported, but no result of a user's input: settings, seeds, a running generation's handle, the model store, the
+# call table
 NOT_RESULTS = {"GenerationSettings", "seed_or_draw", "submit_generation", "model_is_loaded", "model_memory",
-               "model_source"}
+               "model_source", "CALLS"}
 VOLATILE = {"seconds", "forward_ms"}  # wall-clock times: two runs never agree on them
 
 

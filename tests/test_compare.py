@@ -219,19 +219,25 @@ def test_tabs_build_and_compare_handlers_fit_their_components():
     import gradio as gr
 
     from bg_demo import text
-    from bg_demo.ui import attention_tab, compare_tab
+    from bg_demo.look import Look
+    from bg_demo.ui import attention_tab, compare_tab, language, screen
+    from bg_demo.ui.page import Reader, Shown
 
     with gr.Blocks() as demo:
-        attention_tab.build()
-        compare_tab.build()
+        reader = Reader(language.switch(), screen.box())
+        attention_tab.build(reader)
+        compare_tab.build(reader)
     names = {dep.api_name for dep in demo.fns.values() if dep.api_visibility == "public"}
     assert {"attention", "compare"} <= names
-    state, mask, future, raw = compare_tab.attend("The cat sat on the mat.")
-    layer, head = compare_tab.fit_sliders(state, 7, 2)
+    look = Look()
+    result = compare_tab.attend("The cat sat on the mat.")
+    mask, future, raw = compare_tab.attended(result, look)
+    assert mask is not None and future is not None and raw["encoder"]["tokens"] == list(result.encoder.tokens)
+    layer, head = compare_tab.fit_sliders(Shown(result), 7, 2)  # what the page's state holds
     assert (layer.maximum, layer.value, head.maximum, head.value) == (1, 1, 3, 2)
-    encoder_plot, decoder_plot = compare_tab.draw_heads(state, layer.value, head.value)
-    assert encoder_plot.data[0].z.shape == (len(state.encoder.tokens),) * 2
-    table, held, raw = compare_tab.measure()
+    encoder_plot, decoder_plot = compare_tab.draw_heads(result, look, layer.value, head.value)
+    assert encoder_plot.data[0].z.shape == (len(result.encoder.tokens),) * 2
+    table, held, raw = compare_tab.measured(compare_tab.measure(), look)
     rows = table["data"]
     assert table["headers"] == ["fact", "BERT (encoder)", "GPT-2 (decoder)"]
     # the card follows the chosen models and counts the body and the heads apart
@@ -242,7 +248,39 @@ def test_tabs_build_and_compare_handlers_fit_their_components():
         assert int(body[column].replace(",", "")) + int(heads[column].split()[0].replace(",", "")) == int(
             total[column].replace(",", ""))
     assert "In memory on this server now" in held and "GB budget" in held
-    chosen, _, _ = compare_tab.measure("google-bert/bert-base-multilingual-cased", "skt/kogpt2-base-v2")
+    chosen, _, _ = compare_tab.measured(
+        compare_tab.measure("google-bert/bert-base-multilingual-cased", "skt/kogpt2-base-v2"), look)
     assert [row[1:] for row in chosen["data"] if row[0] == "Model"] == [
         ["google-bert/bert-base-multilingual-cased", "skt/kogpt2-base-v2"]]
     assert [row[0] for row in rows][:3] == ["Model", "Architecture", "Layers"] and rows[2][1:] == ["2", "2"]
+
+
+def test_simultaneous_compares_of_one_text_run_the_models_once(monkeypatch):
+    """A class opening the teacher's Compare link asks for one text at once: one run of both models, not one each."""
+    import threading
+    import time
+
+    from bg_demo.ui import attention_store  # gradio: here, so the module runs where gradio is not installed
+    from bg_demo.ui.attention_store import AttentionStore
+
+    store, calls, real = AttentionStore(budget_bytes=10**9), [], attention_store.backend.compare
+
+    def slow(*args, **kwargs):  # the models take a while: every student's request arrives while they run
+        calls.append(args)
+        time.sleep(0.2)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(attention_store.backend, "compare", slow)
+    start, refs = threading.Barrier(8), []
+
+    def ask():
+        start.wait()
+        refs.append(store.compare(FIRST))
+
+    threads = [threading.Thread(target=ask) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(calls) == 1 and store.runs == 1 and len(refs) == 8 and len(store) == 2
+    assert len({(ref.encoder.key, ref.decoder.key) for ref in refs}) == 1

@@ -179,10 +179,11 @@ def test_another_model_gets_every_layer_and_head_to_pick_from_again():
     import gradio as gr
     from gradio.state_holder import SessionState
 
-    from bg_demo.ui import fill_mask_tab, why
+    from bg_demo.ui import fill_mask_tab, language, screen, why
+    from bg_demo.ui.page import Reader
 
     with gr.Blocks() as demo:
-        fill_mask_tab.build()
+        fill_mask_tab.build(Reader(language.switch(), screen.box()))
     state = SessionState(demo)
 
     def run(fn, values):

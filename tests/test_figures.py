@@ -1,23 +1,30 @@
-"""Figures are tested as data: their to_dict() holds the right traces, labels and sizes."""
+"""Figures are tested as data: their to_dict() holds the right traces, labels and sizes. A figure is a pure function of
+its result and the reader's `Look` (language, page width): every test passes one, no context is set."""
 
+import subprocess
+import sys
+import textwrap
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from bg_demo import backend, figures, text
+from bg_demo import backend, figures
 from bg_demo.backend import fill_mask
 from bg_demo.backend._common import Phrase
 from bg_demo.backend.attention import AttentionResult
-from bg_demo.figures import fill_mask_bars, label_bars, screen
+from bg_demo.figures import fill_mask_bars, label_bars
 from bg_demo.figures.axes import NARROW_LABEL_PX, UPRIGHT_LABEL_PX, percent_ticks
 from bg_demo.figures.style import BADGE_CLEARANCE, LINE, MAX_HEIGHT, NARROW_MAX_HEIGHT, text_width
 from bg_demo.figures.tasks import BAR_HEIGHT
+from bg_demo.look import Look
+
+EN = Look()  # English on a wide page: what an API caller gets when it says nothing
 
 
 def test_fill_mask_bars_one_chart_per_mask_best_on_top():
     result = fill_mask("I went to the [MASK] to deposit some [MASK].", top_k=4)
-    fig = fill_mask_bars(result).to_dict()
+    fig = fill_mask_bars(result, EN).to_dict()
     bars = fig["data"]
     assert len(bars) == 2 and all(bar["type"] == "bar" and bar["orientation"] == "h" for bar in bars)
     for bar, choices, axis in zip(bars, result.masks, ["yaxis", "yaxis2"]):
@@ -31,7 +38,7 @@ def test_fill_mask_bars_one_chart_per_mask_best_on_top():
 
 
 def test_fill_mask_bars_single_mask_has_plain_title():
-    fig = fill_mask_bars(fill_mask("The cat sat on the [MASK].", top_k=20)).to_dict()
+    fig = fill_mask_bars(fill_mask("The cat sat on the [MASK].", top_k=20), EN).to_dict()
     assert [note["text"] for note in fig["layout"]["annotations"]] == ["[MASK]"]
     assert len(fig["data"][0]["y"]) == 20
 
@@ -40,7 +47,7 @@ def test_fill_mask_bars_single_mask_has_plain_title():
 
 
 def test_label_bars_best_first_with_percent_labels():
-    fig = label_bars({"NEGATIVE": 0.1, "POSITIVE": 0.85, "NEUTRAL": 0.05}, title="Sentiment").to_dict()
+    fig = label_bars({"NEGATIVE": 0.1, "POSITIVE": 0.85, "NEUTRAL": 0.05}, EN, title="Sentiment").to_dict()
     (bar,) = fig["data"]
     assert bar["type"] == "bar" and bar["orientation"] == "h"
     assert list(bar["x"]) == [0.85, 0.1, 0.05] and list(bar["customdata"]) == ["POSITIVE", "NEGATIVE", "NEUTRAL"]
@@ -53,16 +60,16 @@ def test_label_bars_best_first_with_percent_labels():
 
 
 def test_label_bars_height_follows_the_bars():
-    two = label_bars({"IsNext": 0.7, "NotNext": 0.3}).layout.height
-    five = label_bars({str(i): 0.2 for i in range(5)}).layout.height
+    two = label_bars({"IsNext": 0.7, "NotNext": 0.3}, EN).layout.height
+    five = label_bars({str(i): 0.2 for i in range(5)}, EN).layout.height
     assert five - two == 3 * BAR_HEIGHT and two <= MAX_HEIGHT
 
 
 def test_label_bars_looks_like_fill_mask_bars():
     """One helper draws both: the same trace and axis styling, only the data differ."""
     guesses = [SimpleNamespace(token=token, score=score) for token, score in (("bank", 0.6), ("shop", 0.3))]
-    mask = fill_mask_bars(SimpleNamespace(masks=(tuple(guesses),))).to_dict()
-    label = label_bars({"bank": 0.6, "shop": 0.3}).to_dict()
+    mask = fill_mask_bars(SimpleNamespace(masks=(tuple(guesses),)), EN).to_dict()
+    label = label_bars({"bank": 0.6, "shop": 0.3}, EN).to_dict()
     (mask_bar,), (label_bar,) = mask["data"], label["data"]
     assert {k: v for k, v in mask_bar.items() if k not in ("xaxis", "yaxis")} == label_bar  # subplot refs aside
     for axis in ("xaxis", "yaxis"):
@@ -113,25 +120,33 @@ def answer_attention():
     return backend.answer_attention("Who introduced it?", context, found.start, found.end, window)
 
 
-FIGURES = {
-    "head_heatmap": lambda: figures.head_heatmap(attention_result(), 0, 0),
-    "aggregate_heatmap": lambda: figures.aggregate_heatmap(np.eye(3), ["a", "b", "c"], "Identity"),
-    "layer_heads": lambda: figures.layer_heads(attention_result(), 0),
-    "head_overview": lambda: figures.head_overview(attention_result(), "to_self"),
-    "head_lines": lambda: figures.head_lines(attention_result(), 0, 0),
-    "causal_mask_figure": lambda: figures.causal_mask_figure(4),
-    "future_share_bars": lambda: figures.future_share_bars(backend.compare("The cat sat on the mat.")),
-    "same_word_lines": lambda: figures.same_word_lines(backend.same_word("a bank loan", "a river bank", "bank")),
-    "masked_both_bars": lambda: figures.masked_both_bars(backend.predict_masked_both("The cat sat on the [MASK].")),
-    "fill_mask_bars": lambda: figures.fill_mask_bars(fill_mask("A [MASK] and a [MASK] and a [MASK].", top_k=20)),
-    "label_bars": lambda: figures.label_bars({"POSITIVE": 0.9, "NEGATIVE": 0.1}),
-    "next_token_bars": lambda: figures.next_token_bars(backend.next_token("The cat", 1.0, top_p=0.9, n=30, seed=0)),
-    "logit_lens_heatmap": lambda: figures.logit_lens_heatmap(backend.logit_lens("The cat sat on the mat")),
-    "beam_figure": lambda: figures.beam_figure(backend.generate("Once", "beam", max_new_tokens=3, num_beams=2)),
-    "embedding_norms": lambda: figures.embedding_norms(backend.input_representation("The man.", "He left.")),
-    "causal_loss_bars": lambda: figures.causal_loss_bars(backend.causal_lm("Once upon a time there was a robot.")),
-    "explanation_rows": lambda: figures.explanation_rows(backend.explain_fill_mask("The cat sat on the [MASK].")),
-    "answer_attention_lines": lambda: figures.answer_attention_lines(answer_attention(), 0, 0),
+FIGURES = {  # each drawn for the Look it is given
+    "head_heatmap": lambda look: figures.head_heatmap(attention_result(), look, 0, 0),
+    "aggregate_heatmap": lambda look: figures.aggregate_heatmap(np.eye(3), look, ["a", "b", "c"], "Identity"),
+    "layer_heads": lambda look: figures.layer_heads(attention_result(), look, 0),
+    "head_overview": lambda look: figures.head_overview(attention_result(), look, "to_self"),
+    "head_lines": lambda look: figures.head_lines(attention_result(), look, 0, 0),
+    "causal_mask_figure": lambda look: figures.causal_mask_figure(4, look),
+    "future_share_bars": lambda look: figures.future_share_bars(backend.compare("The cat sat on the mat."), look),
+    "same_word_lines": lambda look: figures.same_word_lines(
+        backend.same_word("a bank loan", "a river bank", "bank"), look),
+    "masked_both_bars": lambda look: figures.masked_both_bars(
+        backend.predict_masked_both("The cat sat on the [MASK]."), look),
+    "fill_mask_bars": lambda look: figures.fill_mask_bars(
+        fill_mask("A [MASK] and a [MASK] and a [MASK].", top_k=20), look),
+    "label_bars": lambda look: figures.label_bars({"POSITIVE": 0.9, "NEGATIVE": 0.1}, look),
+    "next_token_bars": lambda look: figures.next_token_bars(
+        backend.next_token("The cat", 1.0, top_p=0.9, n=30, seed=0), look),
+    "logit_lens_heatmap": lambda look: figures.logit_lens_heatmap(backend.logit_lens("The cat sat on the mat"), look),
+    "beam_figure": lambda look: figures.beam_figure(
+        backend.generate("Once", "beam", max_new_tokens=3, num_beams=2), look),
+    "embedding_norms": lambda look: figures.embedding_norms(
+        backend.input_representation("The man.", "He left."), look),
+    "causal_loss_bars": lambda look: figures.causal_loss_bars(
+        backend.causal_lm("Once upon a time there was a robot."), look),
+    "explanation_rows": lambda look: figures.explanation_rows(
+        backend.explain_fill_mask("The cat sat on the [MASK]."), look),
+    "answer_attention_lines": lambda look: figures.answer_attention_lines(answer_attention(), look, 0, 0),
 }
 
 
@@ -146,8 +161,7 @@ PHONE_PLOT = 326  # px a full-width figure gets on a 390-px page (measured in Ch
 
 def drawn(name: str, page: int) -> dict:
     """FIGURES[name] drawn for a page `page` px wide, as data."""
-    with screen.use(page):
-        return FIGURES[name]().to_dict()
+    return FIGURES[name](Look(width=page)).to_dict()
 
 
 @pytest.mark.parametrize("page", [LAPTOP, PHONE])
@@ -182,7 +196,7 @@ def test_every_title_and_subplot_title_clears_the_label_badge(name, page):
 
 @pytest.mark.parametrize("name", FIGURES)
 def test_every_quantity_axis_is_titled_and_every_percent_axis_reads_uniquely(name):
-    layout = FIGURES[name]().to_dict()["layout"]
+    layout = FIGURES[name](EN).to_dict()["layout"]
     for key, axis in layout.items():
         if not key.startswith(("xaxis", "yaxis")) or axis.get("visible") is False or "ticktext" in axis:
             continue  # token axes name their tokens; head_lines hides its axes
@@ -208,8 +222,7 @@ def test_on_a_phone_every_title_line_fits_the_width(name):
             assert text_width(line, size) <= PHONE_PLOT - 16, (name, line)
     if "<br>" in title.get("text", ""):  # plotly starts a title of several lines ~0.7 em higher than one of one line
         assert title["pad"]["t"] >= 0.7 * title["font"]["size"]
-    with screen.use(LAPTOP):
-        wide = FIGURES[name]().to_dict()["layout"].get("title", {}).get("text", "")
+    wide = drawn(name, LAPTOP)["layout"].get("title", {}).get("text", "")
     assert "<br>" not in wide  # a laptop's titles are one line, as before
 
 
@@ -267,16 +280,14 @@ def test_a_long_token_axis_names_fewer_tokens_on_a_phone_than_on_a_laptop():
                                "fifteen sixteen seventeen eighteen nineteen twenty twenty-one twenty-two.")
     counts = {}
     for page in (PHONE, LAPTOP):
-        with screen.use(page):
-            counts[page] = len(figures.causal_loss_bars(result).layout.xaxis.ticktext)
+        counts[page] = len(figures.causal_loss_bars(result, Look(width=page)).layout.xaxis.ticktext)
     assert counts[PHONE] < counts[LAPTOP] and counts[PHONE] * pitch <= PHONE_PLOT
 
 
 def test_on_a_phone_a_bar_chart_puts_each_label_above_its_bar():
     """Labels beside the bars took ~170 px of a phone's ~326; above them they read whole and the bars keep the width."""
     scores = {"internationalisation": 0.6, "cat": 0.3, "dog": 0.1}
-    with screen.use(PHONE):
-        fig = label_bars(scores).to_dict()
+    fig = label_bars(scores, Look(width=PHONE)).to_dict()
     layout = fig["layout"]
     assert layout["yaxis"]["showticklabels"] is False
     notes = [note for note in layout["annotations"] if note.get("yref") == "y"]
@@ -292,8 +303,7 @@ def test_on_a_phone_a_bar_chart_puts_each_label_above_its_bar():
 @pytest.mark.parametrize("page", [PHONE, LAPTOP])
 def test_a_bar_near_100_percent_keeps_room_for_its_percent_label(page):
     """"93.0%" beside a bar that ends at 93% of an axis capped at 100% ran off a phone's right edge."""
-    with screen.use(page):
-        layout = label_bars({"POSITIVE": 0.93, "NEGATIVE": 0.07}).layout
+    layout = label_bars({"POSITIVE": 0.93, "NEGATIVE": 0.07}, Look(width=page)).layout
     plot = (PHONE_PLOT if page == PHONE else 1300) - 40
     top = layout.xaxis.range[1]
     assert 0.93 / top * plot + text_width("93.0%", layout.font.size) <= plot
@@ -305,10 +315,8 @@ def test_the_why_panel_on_a_phone_names_its_rows_above_them_and_writes_tokens_on
 
     result = backend.explain_fill_mask("The cat sat on the [MASK].")
     result = replace(result, tokens=("[CLS]", "internationalisation", *result.tokens[2:]))
-    with screen.use(PHONE):
-        phone = figures.explanation_rows(result).to_dict()
-    with screen.use(LAPTOP):
-        laptop = figures.explanation_rows(result).to_dict()
+    phone = figures.explanation_rows(result, Look(width=PHONE)).to_dict()
+    laptop = figures.explanation_rows(result, Look(width=LAPTOP)).to_dict()
     (cells,), (wide,) = phone["data"], laptop["data"]
     assert cells["text"][0][1] == "" and cells["text"][0][0] == "[CLS]"  # ~35-px cells: the long word only hovers
     assert wide["text"][0][1] == "internationalisation"
@@ -332,37 +340,35 @@ def test_every_figure_says_what_it_shows_in_words(name):
 
 @pytest.mark.parametrize("name", sorted(set(FIGURES) - {"aggregate_heatmap"}))  # its title is the caller's
 def test_every_text_alternative_comes_from_the_text_table(korean, name):
-    alt = FIGURES[name]().to_dict()["layout"]["meta"]["alt"]
+    alt = FIGURES[name](korean).to_dict()["layout"]["meta"]["alt"]
     assert alt.startswith("KO:"), (name, alt)  # every word of it from the table, in the language served
 
 
 def test_text_alternatives_give_the_main_reading():
     masks = fill_mask("A [MASK] and a [MASK].", top_k=3)
-    alt = fill_mask_bars(masks).layout.meta["alt"]
+    alt = fill_mask_bars(masks, EN).layout.meta["alt"]
     for choices in masks.masks:
         assert f"'{choices[0].token}' ({choices[0].score:.1%})" in alt
-    assert "'POSITIVE' (90.0%)" in label_bars({"NEGATIVE": 0.1, "POSITIVE": 0.9}).layout.meta["alt"]
+    assert "'POSITIVE' (90.0%)" in label_bars({"NEGATIVE": 0.1, "POSITIVE": 0.9}, EN).layout.meta["alt"]
     lab = backend.next_token("The cat", 1.0, n=5, seed=0)
     best = lab.candidates[0]
-    assert f"'{best.token}' ({best.scaled:.1%})" in figures.next_token_bars(lab).layout.meta["alt"]
+    assert f"'{best.token}' ({best.scaled:.1%})" in figures.next_token_bars(lab, EN).layout.meta["alt"]
     why = backend.explain_classify("I loved it.", label="POSITIVE")
     credited = why.tokens[int(np.argmax(why.integrated_gradients))]
-    assert f"Why p(POSITIVE) = {why.score:.1%}" in figures.explanation_rows(why).layout.meta["alt"]
-    assert f"'{credited}' the most" in figures.explanation_rows(why).layout.meta["alt"]
-    with text.use("ko"):
-        assert "레이블 1개" in label_bars({"a": 1.0}).layout.meta["alt"]
-    with text.use("ja"):
-        assert "1 個のラベル" in label_bars({"a": 1.0}).layout.meta["alt"]
+    assert f"Why p(POSITIVE) = {why.score:.1%}" in figures.explanation_rows(why, EN).layout.meta["alt"]
+    assert f"'{credited}' the most" in figures.explanation_rows(why, EN).layout.meta["alt"]
+    assert "레이블 1개" in label_bars({"a": 1.0}, Look("ko")).layout.meta["alt"]
+    assert "1 個のラベル" in label_bars({"a": 1.0}, Look("ja")).layout.meta["alt"]
 
 
 def test_a_text_alternative_is_plain_text_naming_tokens_as_typed():
     """meta.alt is read out (an aria-label), never drawn by plotly: a token's "<" is a "<" there, not "&lt;"."""
-    alt = label_bars({MARKUP: 0.9, "x": 0.1}).layout.meta["alt"]
+    alt = label_bars({MARKUP: 0.9, "x": 0.1}, EN).layout.meta["alt"]
     assert MARKUP in alt and "&lt;" not in alt
 
 
 def test_the_cumulative_axis_is_titled():
-    layout = FIGURES["next_token_bars"]().layout
+    layout = FIGURES["next_token_bars"](EN).layout
     assert layout.yaxis2.title.text == "cumulative probability" and layout.yaxis2.overlaying == "y"
 
 
@@ -390,35 +396,39 @@ def _with_markup():
     looked = backend.answer_attention(question, context, answered.start, answered.end, answered.alternatives[0].window)
     return {
         "answer_attention_lines": figures.answer_attention_lines(
-            replace(looked, tokens=(looked.tokens[0], MARKUP, *looked.tokens[2:])), 0, 0
+            replace(looked, tokens=(looked.tokens[0], MARKUP, *looked.tokens[2:])), EN, 0, 0
         ),
-        "head_heatmap": figures.head_heatmap(attention, 0, 0),
-        "aggregate_heatmap": figures.aggregate_heatmap(np.eye(4), tokens, "mean"),
-        "layer_heads": figures.layer_heads(attention, 0),
-        "head_lines": figures.head_lines(attention, 0, 0),
-        "causal_mask_figure": figures.causal_mask_figure(4, tokens),
-        "same_word_lines": figures.same_word_lines(replace(backend.same_word("a bank", "a bank", "bank"), word=MARKUP)),
-        "masked_both_bars": figures.masked_both_bars(replace(masked, encoder=(replace(masked.encoder[0], token=MARKUP),))),
-        "fill_mask_bars": figures.fill_mask_bars(SimpleNamespace(masks=((SimpleNamespace(token=MARKUP, score=0.5),),))),
-        "label_bars": figures.label_bars({MARKUP: 0.9, "x": 0.1}),
+        "head_heatmap": figures.head_heatmap(attention, EN, 0, 0),
+        "aggregate_heatmap": figures.aggregate_heatmap(np.eye(4), EN, tokens, "mean"),
+        "layer_heads": figures.layer_heads(attention, EN, 0),
+        "head_lines": figures.head_lines(attention, EN, 0, 0),
+        "causal_mask_figure": figures.causal_mask_figure(4, EN, tokens),
+        "same_word_lines": figures.same_word_lines(
+            replace(backend.same_word("a bank", "a bank", "bank"), word=MARKUP), EN),
+        "masked_both_bars": figures.masked_both_bars(
+            replace(masked, encoder=(replace(masked.encoder[0], token=MARKUP),)), EN),
+        "fill_mask_bars": figures.fill_mask_bars(
+            SimpleNamespace(masks=((SimpleNamespace(token=MARKUP, score=0.5),),)), EN),
+        "label_bars": figures.label_bars({MARKUP: 0.9, "x": 0.1}, EN),
         "next_token_bars": figures.next_token_bars(
-            replace(lab, candidates=(replace(lab.candidates[0], token=MARKUP), *lab.candidates[1:]))
+            replace(lab, candidates=(replace(lab.candidates[0], token=MARKUP), *lab.candidates[1:])), EN
         ),
         "logit_lens_heatmap": figures.logit_lens_heatmap(
             replace(lens, tokens=(MARKUP, *lens.tokens[1:]),
-                    predictions=tuple((MARKUP, *row[1:]) for row in lens.predictions))
+                    predictions=tuple((MARKUP, *row[1:]) for row in lens.predictions)), EN
         ),
         "beam_figure": figures.beam_figure(
-            replace(beams, beam_steps=tuple(replace(step, beams=((MARKUP, step.beams[0][1]),)) for step in beams.beam_steps))
+            replace(beams, beam_steps=tuple(replace(step, beams=((MARKUP, step.beams[0][1]),))
+                                            for step in beams.beam_steps)), EN
         ),
         "embedding_norms": figures.embedding_norms(
-            replace(embeddings, rows=(replace(embeddings.rows[0], token=MARKUP), *embeddings.rows[1:]))
+            replace(embeddings, rows=(replace(embeddings.rows[0], token=MARKUP), *embeddings.rows[1:])), EN
         ),
         "causal_loss_bars": figures.causal_loss_bars(
-            replace(causal, steps=(replace(causal.steps[0], target=MARKUP), *causal.steps[1:]))
+            replace(causal, steps=(replace(causal.steps[0], target=MARKUP), *causal.steps[1:])), EN
         ),
         "explanation_rows": figures.explanation_rows(
-            replace(why, target=Phrase("note.explain.next", {"word": MARKUP}), tokens=(MARKUP, *why.tokens[1:]))
+            replace(why, target=Phrase("note.explain.next", {"word": MARKUP}), tokens=(MARKUP, *why.tokens[1:])), EN
         ),
     }
 
@@ -457,13 +467,13 @@ def test_tokens_and_user_words_reach_every_figure_as_text_never_as_markup():
 def test_the_explanation_title_names_the_prediction_in_words(explain, named):
     """The backend names what it explains as data (a text key and its values); the figure puts it into words."""
     result = explain()
-    title = figures.explanation_rows(result).to_dict()["layout"]["title"]["text"]
+    title = figures.explanation_rows(result, EN).to_dict()["layout"]["title"]["text"]
     assert title == f"Why {named.format(**result.target.values)} = {result.score:.1%}"
 
 
 def test_explanation_rows_share_one_scale_with_raw_values_in_the_hover():
     result = backend.explain_fill_mask("The cat sat on the [MASK].")
-    (heatmap,) = figures.explanation_rows(result).to_dict()["data"]
+    (heatmap,) = figures.explanation_rows(result, EN).to_dict()["data"]
     assert list(heatmap["y"]) == ["attention", "gradient × input", "integrated gradients"]
     z, raw = np.asarray(heatmap["z"]), np.asarray(heatmap["customdata"])
     np.testing.assert_allclose(raw[2], result.integrated_gradients)
@@ -478,15 +488,14 @@ def test_explanation_rows_share_one_scale_with_raw_values_in_the_hover():
 
 @pytest.fixture
 def korean(monkeypatch):
-    """Korean served, with each figure's and note's text "KO:" + its English (whether or not the
+    """A Korean reader's Look, with each figure's and note's text "KO:" + its English (whether or not the
     translator has written it yet), so every word a figure shows can be traced to the table."""
     from bg_demo import text
 
     tables = text.tables()
     marked = {key: "KO:" + words for key, words in tables["en"].items() if key.startswith(("fig.", "note."))}
     monkeypatch.setitem(tables, "ko", {**tables["ko"], **marked})
-    with text.use("ko"):
-        yield
+    return Look("ko")
 
 
 def _layout_titles(layout: dict) -> list[str]:
@@ -500,7 +509,7 @@ def _layout_titles(layout: dict) -> list[str]:
 
 @pytest.mark.parametrize("name", sorted(set(FIGURES) - {"aggregate_heatmap"}))  # its title is the caller's
 def test_every_figure_title_and_axis_title_comes_from_the_text_table(korean, name):
-    layout = FIGURES[name]().to_dict()["layout"]
+    layout = FIGURES[name](korean).to_dict()["layout"]
     titles = _layout_titles(layout)
     assert titles and all(words.startswith("KO:") for words in titles), (name, titles)
     subplot_titles = [note["text"] for note in layout.get("annotations", ()) if note.get("yref") == "paper"]
@@ -508,12 +517,12 @@ def test_every_figure_title_and_axis_title_comes_from_the_text_table(korean, nam
 
 
 def test_attention_words_come_from_the_text_table(korean):
-    fig = figures.head_heatmap(attention_result(), 1, 2).to_dict()
+    fig = figures.head_heatmap(attention_result(), korean, 1, 2).to_dict()
     layout = fig["layout"]
     assert layout["title"]["text"] == "KO:Layer 1, head 2"
     assert layout["xaxis"]["title"]["text"].startswith("KO:") and layout["yaxis"]["title"]["text"].startswith("KO:")
     assert fig["data"][0]["hovertemplate"].startswith("KO:query %{y} → KO:key %{x}<br>KO:weight %{z:05,d}")
-    overview = figures.head_overview(attention_result(), "entropy").to_dict()
+    overview = figures.head_overview(attention_result(), korean, "entropy").to_dict()
     assert overview["layout"]["title"]["text"] == "KO:Every head at a glance: KO:entropy (bits)"
     assert overview["data"][0]["colorbar"]["title"]["text"] == "KO:entropy"
 
@@ -521,7 +530,7 @@ def test_attention_words_come_from_the_text_table(korean):
 def test_explanation_words_come_from_the_text_table(korean):
     result = backend.explain_fill_mask("The cat sat on the [MASK].")
     assert result.target.key == "note.explain.mask"  # the backend names what it explains as data; the figure words it
-    fig = figures.explanation_rows(result).to_dict()
+    fig = figures.explanation_rows(result, korean).to_dict()
     (heatmap,) = fig["data"]
     assert all(row.startswith("KO:") for row in heatmap["y"]) and heatmap["colorbar"]["title"]["text"].startswith("KO:")
     layout = fig["layout"]
@@ -529,24 +538,24 @@ def test_explanation_words_come_from_the_text_table(korean):
 
 
 def test_generation_words_come_from_the_text_table(korean):
-    lens = figures.logit_lens_heatmap(backend.logit_lens("The cat sat")).to_dict()
+    lens = figures.logit_lens_heatmap(backend.logit_lens("The cat sat"), korean).to_dict()
     assert lens["layout"]["title"]["text"] == "KO:What each layer would predict next"
     assert all(layer.startswith("KO:") for layer in lens["data"][0]["y"])  # "embeddings", "layer 0", …
     assert lens["layout"]["yaxis"]["title"]["text"] == "KO:layer"
-    assert "KO:probability of each new token: " in figures.probability_legend_html()
+    assert "KO:probability of each new token: " in figures.probability_legend_html(korean)
     result = backend.generate("Once", "greedy", max_new_tokens=2)
-    assert 'title="KO:rank ' in figures.token_probability_html(result)
+    assert 'title="KO:rank ' in figures.token_probability_html(result, korean)
 
 
 def test_pretraining_words_come_from_the_text_table(korean):
-    norms = figures.embedding_norms(backend.input_representation("The man.", "He left.")).to_dict()
+    norms = figures.embedding_norms(backend.input_representation("The man.", "He left."), korean).to_dict()
     assert norms["layout"]["title"]["text"] == "KO:Lengths of BERT's input embeddings"
     assert norms["layout"]["yaxis"]["title"]["text"] == "KO:L2 norm"
     assert [bar["name"] for bar in norms["data"]] == ["KO:token", "KO:segment", "KO:position", "KO:sum"]
 
 
 def test_task_bar_words_come_from_the_text_table(korean):
-    fig = fill_mask_bars(fill_mask("A [MASK] and a [MASK].", top_k=3)).to_dict()
+    fig = fill_mask_bars(fill_mask("A [MASK] and a [MASK].", top_k=3), korean).to_dict()
     assert [note["text"] for note in fig["layout"]["annotations"]] == ["KO:[MASK] 1 of 2", "KO:[MASK] 2 of 2"]
     assert fig["layout"]["xaxis"]["title"]["text"] == "KO:probability"
 
@@ -554,5 +563,63 @@ def test_task_bar_words_come_from_the_text_table(korean):
 def test_same_word_notes_come_from_the_text_table(korean):
     from bg_demo.ui import compare_tab
 
-    note = compare_tab.word_vectors("a bank loan", "a bank loan", "bank", progress=None)[1]
+    result = compare_tab.word_vectors("a bank loan", "a bank loan", "bank", progress=None)
+    note = compare_tab.same_word(result, Look("ko"))[1]  # the UI's own words (a note, not a figure)
     assert note.startswith("KO:The two sentences are the same")
+
+
+# --- a figure is a pure function of (result, look): no gradio, no context, the reader's language and width ---------
+
+_PURE = textwrap.dedent('''
+    import json, sys
+
+    import numpy as np
+
+    from bg_demo import figures
+    from bg_demo.backend.attention import AttentionResult
+    from bg_demo.backend.fill_mask import FillMaskResult, Prediction
+    from bg_demo.look import Look
+
+    guesses = tuple(Prediction(token, i, score) for i, (token, score) in enumerate((("bank", 0.6), ("shop", 0.3))))
+    masks = FillMaskResult("A [MASK] or a [MASK].", (), (2, 5), (guesses, guesses), "A bank or a bank.", "tiny")
+    n = 6
+    weights = np.random.default_rng(0).dirichlet(np.ones(n), size=(2, 4, n)).astype(np.float32)  # (L, H, Q, K)
+    attention = AttentionResult("x", "encoder", tuple(f"w{i}" for i in range(n)), (False,) * n, weights, False, n,
+                                "bidirectional", "synthetic")
+    drawn = {}
+    for lang, width in (("ko", 390), ("en", 1366)):
+        look = Look(lang, width)
+        drawn[f"{lang}/{width}"] = dict(bars=figures.fill_mask_bars(masks, look).to_plotly_json(),
+                                        map=figures.head_heatmap(attention, look, 1, 2).to_plotly_json())
+    print(json.dumps(dict(gradio="gradio" in sys.modules, drawn=drawn), default=lambda value: None))
+''')
+
+
+def test_a_figure_is_drawn_for_the_look_it_is_given_without_gradio_or_any_context():
+    """`figures.X(result, Look("ko", 390))` draws the Korean phone figure in a fresh process that never imports gradio
+    and sets no language or width anywhere; Look("en", 1366) draws the English laptop one from the same result."""
+    import json
+
+    from bg_demo import text
+
+    ran = subprocess.run([sys.executable, "-c", _PURE], capture_output=True, text=True, check=True, timeout=120)
+    out = json.loads(ran.stdout.strip().splitlines()[-1])
+    assert out["gradio"] is False
+    phone, laptop = out["drawn"]["ko/390"], out["drawn"]["en/1366"]
+    assert phone != laptop
+    bars = phone["bars"]["layout"]
+    assert [note["text"] for note in bars["annotations"] if note.get("yref") == "paper"] == [
+        text.t("fig.tasks.mask_of", "ko", i=i, n=2) for i in (1, 2)]
+    assert bars["xaxis"]["title"]["text"] == text.t("fig.tasks.probability", "ko")
+    assert bars["yaxis"]["showticklabels"] is False  # the phone's layout: each label above its bar
+    assert [note["text"] for note in bars["annotations"] if note.get("yref") == "y"] == ["bank", "shop"]
+    wide_bars = laptop["bars"]["layout"]
+    assert wide_bars["xaxis"]["title"]["text"] == "probability" and wide_bars["yaxis"]["ticktext"] == ["bank", "shop"]
+    heat = phone["map"]["layout"]
+    assert heat["title"]["text"] == text.t("fig.attention.head_title", "ko", layer=1, head=2)
+    assert heat["coloraxis"]["colorbar"]["orientation"] == "h"  # the phone's colour bar, under the map
+    assert heat["coloraxis"]["colorbar"]["title"]["text"] == text.t("fig.attention.weight", "ko")
+    wide_heat = laptop["map"]["layout"]
+    assert wide_heat["title"]["text"] == "Layer 1, head 2" and "orientation" not in wide_heat["coloraxis"]["colorbar"]
+    assert heat["height"] != wide_heat["height"]
+

@@ -7,10 +7,11 @@ from dataclasses import replace
 import pytest
 import torch
 
-from bg_demo import config, figures, models, text
+from bg_demo import config, figures, models
 from bg_demo.backend.generation import generate, generate_stream
 from bg_demo.backend.generation.types import GenerationResult, TokenInfo
 from bg_demo.errors import InputError
+from bg_demo.look import Look
 from bg_demo.tokens import readable_text
 from tests.conftest import TEST_DEVICE
 from tests.tolerance import (
@@ -236,7 +237,7 @@ def test_texts_are_the_decoded_ids_even_where_a_character_is_cut(strategy, setti
     assert ours.texts == tuple(tokenizer.decode([t.token_id for t in tokens], skip_special_tokens=True)
                                for tokens in ours.generated)
     for i in range(len(ours.texts)):  # the Generate tab shows each token's label: a cut character's byte, in hex
-        shown = figures.token_probability_html(ours, i)
+        shown = figures.token_probability_html(ours, Look(), i)
         assert "\ufffd" not in shown and ("[0x" in shown or "\ufffd" not in ours.texts[i])
         link = generate_tab.written(PROMPTS[1], ours.to_dict(), i + 1)  # the Attention tab's text: whole characters
         assert "\ufffd" not in link and "[0x" not in link and link.startswith(PROMPTS[1])
@@ -406,18 +407,15 @@ def _result(lengths, done=True, stopped="max new tokens", seconds=2.0, waiting=0
 def test_the_status_says_what_it_counts(result, status):
     from bg_demo.ui import generate_tab  # gradio: here, so the module runs where gradio is not installed
 
-    with text.use("en"):
-        assert generate_tab.status(result) == status
+    assert generate_tab.status(result, Look("en")) == status
 
 
 def test_the_status_counts_sequences_in_korean_and_japanese_too():
     from bg_demo.ui import generate_tab  # gradio: here, so the module runs where gradio is not installed
 
     three = _result([60, 60, 60])
-    with text.use("ko"):
-        assert generate_tab.status(three).startswith("시퀀스 3개 × 새 토큰 60개, 2.0초")
-    with text.use("ja"):
-        assert generate_tab.status(three).startswith("3 系列 × 新しいトークン 60 個、2.0 秒")
+    assert generate_tab.status(three, Look("ko")).startswith("시퀀스 3개 × 새 토큰 60개, 2.0초")
+    assert generate_tab.status(three, Look("ja")).startswith("3 系列 × 新しいトークン 60 個、2.0 秒")
 
 
 def test_new_tokens_out_of_range_are_refused_not_brought_back_within_it(browser, app_url):
@@ -437,3 +435,61 @@ def test_new_tokens_out_of_range_are_refused_not_brought_back_within_it(browser,
         expect(box).to_have_value(typed)
     expect(page.locator(".toast-body")).to_have_count(0)
     page.close()
+
+
+@pytest.fixture
+def slow_steps(monkeypatch):
+    """20 ms a decoding step: a 256-token generation takes 5 s, long enough to be stopped half-way."""
+    import time
+
+    from bg_demo.backend.generation import engine
+
+    step = engine.DecodingEngine._step
+    monkeypatch.setattr(engine.DecodingEngine, "_step", lambda self: (time.sleep(0.02), step(self)))
+
+
+@pytest.mark.parametrize("end", ["stop", "leave"])
+def test_stop_and_a_closed_tab_end_the_page_s_generation_through_its_session(end, slow_steps):
+    """The Generate page's stream is its browser session's (`ui.session.SESSIONS`) while it runs: Stop
+    (`stop_generating`) ends it with its coloured result so far, and so does a closed tab (Gradio's `unload`,
+    `SESSIONS.leave`), long before its 256 tokens; then the session holds nothing."""
+    import asyncio
+    import types
+    from concurrent.futures import ThreadPoolExecutor
+
+    import gradio as gr
+
+    from bg_demo.ui import generate_tab, language, screen
+    from bg_demo.ui.page import Reader
+    from bg_demo.ui.session import SESSIONS
+
+    with gr.Blocks() as demo:
+        generate_tab.build(Reader(language.switch(), screen.box()))
+    handler = next(event.fn for event in demo.fns.values() if getattr(event.fn, "__name__", "") == "generate_in_page")
+    request = types.SimpleNamespace(session_hash=f"test-{end}")  # what Gradio hands the event: its session
+    settings = ["Once upon a time", "temperature", 256, 1.0, 50, 0.9, 4, 1, "", 0, 1.0, ""]
+
+    async def generate():
+        updates, ending = [], None
+        async for update in handler(*settings, None, "en", 1280, request, None):  # the page's values, state, look
+            updates.append(update)
+            if not stopped and getattr(update[-1].result, "n_tokens", 0):  # writing: Stop, or the tab goes
+                stopped.append(update[-1].result.n_tokens)
+                assert len(SESSIONS.streams(request.session_hash)) == 1
+                if end == "stop":  # its own event, as the Stop button's: the stream goes on to its last update
+                    ending = asyncio.ensure_future(generate_tab.stop_generating(request))
+                else:
+                    SESSIONS.leave(request)
+        assert ending is None or await ending is None
+        return updates
+
+    stopped = []  # how many tokens were on screen when it was stopped
+    with ThreadPoolExecutor(1) as thread:  # a loop of its own, whatever loop this thread may be in
+        updates = thread.submit(asyncio.run, generate()).result()
+    *_, summary, raw, box, shown = updates[-1]
+    result = shown.result
+    assert result.done and result.stopped == "stopped", (stopped, result.stopped, result.n_tokens, len(updates))
+    assert 0 < stopped[0] <= result.n_tokens < 256
+    assert summary == generate_tab.status(result, Look()) and "(Stop pressed)" in summary
+    assert raw["done"] and len(raw["generated"][0]) == result.n_tokens  # every token so far, with its probability
+    assert SESSIONS.streams(request.session_hash) == set()

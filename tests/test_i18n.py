@@ -1,13 +1,12 @@
 """English, Korean and Japanese: every text in all three, every label of the app a translation key, and the
-server's own text (errors, tables, figures) in the language of the session that asked."""
+server's own text (errors, tables, figures) in the language each event sends (the switch), rendered again from the
+pages' kept results when the look changes."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 import string
 from collections import Counter
-from contextlib import contextmanager
 from types import SimpleNamespace
 
 import pytest
@@ -75,41 +74,127 @@ def test_an_inputs_name_inside_an_error_is_translated_too():
         assert text.t("field.question", "ko") in str(caught.value)
 
 
-def test_the_session_language_beats_the_browser_header(monkeypatch):
-    from gradio.context import LocalContext
+def test_the_switch_sent_with_each_event_words_it_and_the_server_remembers_none():
+    """The language is an input of every event (the switch's value): the next event, in another language, is worded
+    in that one; an event that sends none is English. On load the switch takes the browser's language."""
+    from bg_demo.ui import build_demo
+    from tests.support.pages import call, event, run
 
-    from bg_demo.ui import language
-
-    request = SimpleNamespace(session_hash="s-1", headers={"accept-language": "ja-JP,ja;q=0.9"})
-    token = LocalContext.request.set(request)
-    text.set_resolver(language.resolve)
-    try:
-        assert text.current() == "ja"  # nothing chosen yet: the browser's language
-        language.remember("ko", request)
-        assert text.current() == "ko"  # the switch wins
-        language.forget(request)
-        assert text.current() == "ja"
-    finally:
-        LocalContext.request.reset(token)
-        text.set_resolver(None)
-    assert text.current() == "en"  # no request: English
+    demo = build_demo()
+    fill = event(demo, api="fill_mask")
+    for lang in ("ko", "ja", None, "ko"):
+        _, box, _ = run(fill, ["no blank here", 3, ""], lang=lang)
+        assert box.value == _boxed(text.t("error.no_mask", lang or "en", mask="[MASK]"))
+    # the page load's relabelling reads the browser's language (a tag as it gives it) into the switch
+    chosen = event(demo, name="chosen")
+    assert call(chosen, "ja-JP")[0] == "ja" and call(chosen, "de")[0] == "en"
 
 
-def test_remembered_sessions_are_bounded(monkeypatch):
-    from bg_demo.ui import language
+def test_every_page_event_reads_the_look_and_keeps_its_state_and_a_change_of_look_rerenders_once():
+    import gradio as gr
 
-    monkeypatch.setattr(language, "MAX_SESSIONS", 3)
-    monkeypatch.setattr(language, "_sessions", type(language._sessions)())
-    for n in range(5):
-        language.remember("ko", SimpleNamespace(session_hash=f"s{n}"))
-    assert list(language._sessions) == ["s2", "s3", "s4"]
+    from bg_demo.ui import build_demo, language, page, screen
+    from tests.support.pages import rerendering
+
+    demo = build_demo()
+    events = [d for d in demo.fns.values() if getattr(d.fn, "__name__", "").endswith("_in_page")]
+    assert len({d.fn for d in events}) > 20  # every tab's pages, their why panels, the lab's steps
+    for dependency in events:
+        *_, state, lang, width = dependency.inputs
+        assert (lang.elem_id, width.elem_id) == (language.ELEM_ID, screen.ELEM_ID), dependency.fn.__name__
+        assert isinstance(state, gr.State) and dependency.outputs[-1] is state  # read, then written
+        assert state.time_to_live == page.STATE_SECONDS  # a kept result expires with the page
+        assert "bg-error" in dependency.outputs[-2].elem_classes
+    # the switch and the width report are each followed by one event, rerendering every page from its state
+    rerender = rerendering(demo)
+    followed = []
+    for dependency in demo.fns.values():
+        if getattr(dependency.fn, "__name__", "") == "rerender":
+            before = demo.fns[dependency.trigger_after]
+            followed += [(demo.blocks[block_id].elem_id, name) for block_id, name in before.targets]
+    assert sorted(followed) == [(language.ELEM_ID, "input"), (f"{screen.ELEM_ID}-report", "click")]
+    assert [block.elem_id for block in rerender.inputs[:2]] == [language.ELEM_ID, screen.ELEM_ID]
+    read = {block._id for block in rerender.inputs if isinstance(block, gr.State)}
+    assert read == {dependency.outputs[-1]._id for dependency in events}  # every page's state, and only those
+
+
+def test_kept_results_pass_through_gradios_state_tracking_and_the_rerender(counted):
+    """Around a handler the server keeps each page's state in the session and hashes it to see whether it changed:
+    results holding dicts and lists (the sentiment's scores, the lab's steps) must pass, then be rendered again."""
+    import gradio as gr
+
+    from bg_demo.ui import build_demo
+    from bg_demo.ui.page import Shown
+    from tests.support.pages import event, rerendering, through_gradio
+
+    demo = build_demo()
+    sentiment, lab, step = event(demo, api="classify"), event(demo, api="next_token"), event(demo, name="step_in_page")
+    _, session = through_gradio(demo, sentiment, ["What a fine day.", None, "en", 1280])
+    through_gradio(demo, lab, ["The cat sat on", 1.0, 0, 1.0, "", "", None, "en", 1280], session)
+    data, _ = through_gradio(demo, step, [None, None, 1.0, 0, 1.0, "", "", None, "en", 1280], session)
+    kept = session[lab.outputs[-1]._id]
+    assert isinstance(kept, Shown) and len(kept.result["history"]) == 1 and kept.error is None
+    assert data[-2]["visible"] is False  # no error
+    assert isinstance(session[sentiment.outputs[-1]._id], Shown)
+    rerender = rerendering(demo)
+    values = [None if isinstance(block, gr.State) else block.value for block in rerender.inputs[2:]]
+    data, _ = through_gradio(demo, rerender, ["ko", 1280, *values], session)
+    shown = {block._id: value for block, value in zip(rerender.outputs, data)}
+    assert text.t("fig.tasks.probability", "ko") in str(shown[sentiment.outputs[0]._id])
+    assert shown[lab.outputs[2]._id]["headers"] == text.t("lab.history_headers", "ko").split("|")
+    assert counted["classify"] == 1
+
+
+def test_the_sessions_store_is_bounded_and_idle_sessions_expire():
+    import time
+
+    from bg_demo.ui.session import Sessions
+
+    sessions = Sessions(capacity=3, seconds=60)
+    for n in range(3):
+        sessions.get(f"s{n}")
+    sessions.get("s0")  # used again: s1 is now the least recently used
+    sessions.get("s3")
+    assert len(sessions) == 3 and sessions.peek("s1") is None
+    assert all(sessions.peek(f"s{n}") is not None for n in (0, 2, 3))
+    idle = Sessions(capacity=3, seconds=0.5)
+    idle.get("a")
+    idle.get("b")
+    time.sleep(0.3)
+    idle.get("a")  # used: its idle time starts again
+    time.sleep(0.3)
+    assert idle.peek("b") is None and idle.peek("a") is not None
+    time.sleep(0.6)
+    assert len(idle) == 0 and idle.peek("a") is None
+
+
+def test_leaving_cancels_the_sessions_streams_and_drops_it():
+    from bg_demo.ui.session import Sessions
+
+    class Handle:
+        cancelled = False
+
+        def cancel(self):
+            self.cancelled = True
+
+    sessions = Sessions(capacity=4, seconds=60)
+    mine, other = Handle(), Handle()
+    with sessions.running("gone", mine), sessions.running("stays", other):
+        assert sessions.streams("gone") == {mine}
+        sessions.leave(SimpleNamespace(session_hash="gone"))
+        assert mine.cancelled and not other.cancelled
+        assert sessions.peek("gone") is None and sessions.streams("gone") == set()
+        assert sessions.streams("stays") == {other}
+    assert sessions.streams("stays") == set()  # a finished stream leaves its session
+    sessions.leave(SimpleNamespace(session_hash="never seen"))  # a page that ran nothing: nothing to do
+    assert sessions.peek("never seen") is None
 
 
 def test_a_tables_headers_come_in_the_language_served():
+    from bg_demo.look import Look
     from bg_demo.ui.strings import rows
 
-    with text.use("ja"):
-        table = rows("qa.table_headers", [["x", 0.5, 0, 1, 1]])
+    table = rows("qa.table_headers", [["x", 0.5, 0, 1, 1]], Look("ja"))
     assert table["headers"] == text.t("qa.table_headers", "ja").split("|")
     assert len(table["headers"]) == len(text.t("qa.table_headers", "en").split("|"))
 
@@ -231,58 +316,19 @@ def test_no_korean_text_shows_a_particle_mark_once_filled():
 
 @pytest.mark.parametrize("lang", ["ko", "ja"])
 def test_the_pretraining_labs_treatment_column_is_worded_in_the_page_language(lang):
+    from bg_demo.look import Look
     from bg_demo.ui import pretraining_tab
 
     sentence = "The quick brown fox jumps over the lazy dog near the quiet river bank today."
-    with text.use(lang):
-        _, targets, *_ = pretraining_tab.corrupt(sentence, 3, progress=None)
+    _, targets, *_ = pretraining_tab.corrupted(pretraining_tab.corrupt(sentence, 3), Look(lang))
     column = targets["headers"].index(text.t("pre.target_headers", lang).split("|")[3])
     shown = {row[column] for row in targets["data"]}
     words = {text.t(f"pre.treatment.{kind}", lang) for kind in ("mask", "random", "keep")}
     assert shown and shown <= words
 
 
-# A language switch rewords what is on screen: each page's last call is replayed in the new language from what the
-# backend gave it (no model runs again), as the browser's switch does after remembering the language
-
-
-@contextmanager
-def _session(name: str):
-    from gradio.context import LocalContext
-
-    from bg_demo.ui import language
-
-    request = SimpleNamespace(session_hash=name, headers={"accept-language": "en-US"})
-    token = LocalContext.request.set(request)
-    text.set_resolver(language.resolve)
-    try:
-        yield request
-    finally:
-        language.forget(request)
-        LocalContext.request.reset(token)
-        text.set_resolver(None)
-
-
-def _page_handler(demo, fn):
-    """The handler the built app runs in the browser for a tab's function, and the outputs it writes."""
-    from bg_demo.ui import reword
-
-    for dependency in demo.fns.values():  # the API endpoint wraps `fn` too, but keeps nothing
-        if getattr(dependency.fn, "__wrapped__", None) is fn and getattr(dependency.fn, reword.MARK, False):
-            return dependency.fn, dependency.outputs
-    raise LookupError(fn)
-
-
-def _switch(demo, request, lang: str) -> dict:
-    """What the switch to `lang` sends, by output id (only what it changes)."""
-    import gradio as gr
-
-    from bg_demo.ui import language, reword
-
-    language.remember(lang, request)
-    again, shown = reword.rewording(demo)
-    values = asyncio.run(again(lang, request))
-    return {block._id: value for block, value in zip(shown, values) if value != gr.skip()}
+# A change of look (the language switch, a width crossing) renders what is on screen again: every page with a kept
+# result is rendered from its state in the new look (no model runs again), its error reworded; the others are left
 
 
 @pytest.fixture
@@ -316,148 +362,183 @@ def _boxed(words: str) -> str:
     return "⚠️ " + plain(words)
 
 
+def _shown_ids(dependency) -> set[int]:
+    """The outputs of a page event a change of look renders again: all but the raw JSON and the state."""
+    *outputs, raw, box, _ = dependency.outputs
+    return {block._id for block in (*outputs, box)}
+
+
 def test_a_switch_redraws_fill_mask_sentiment_and_next_sentence_in_the_new_language_without_a_model(counted):
-    from bg_demo.ui import build_demo, classify_tab, fill_mask_tab, next_sentence_tab
+    from bg_demo.ui import build_demo
+    from tests.support.pages import event, run, switch
 
     demo = build_demo()
-    with _session("switch-figures") as request:
-        fill, fill_out = _page_handler(demo, fill_mask_tab.predict)
-        sentiment, sentiment_out = _page_handler(demo, classify_tab.predict)
-        nsp, nsp_out = _page_handler(demo, next_sentence_tab.predict)
-        fill("The cat sat on the [MASK] by the [MASK].", 3, "", progress=None)
-        sentiment("What a fine day.", progress=None)
-        nsp("The man went to the store.", "He bought a gallon of milk.", "", progress=None)
-        assert dict(counted) == {"fill_mask": 1, "classify": 1, "next_sentence": 1}
-        shown = _switch(demo, request, "ko")
+    fill = event(demo, api="fill_mask")
+    sentiment = event(demo, api="classify")
+    nsp = event(demo, api="next_sentence")
+    _, _, fill_kept = run(fill, ["The cat sat on the [MASK] by the [MASK].", 3, ""])
+    _, _, sentiment_kept = run(sentiment, ["What a fine day."])
+    _, _, nsp_kept = run(nsp, ["The man went to the store.", "He bought a gallon of milk.", ""])
+    assert dict(counted) == {"fill_mask": 1, "classify": 1, "next_sentence": 1}
+    states = {fill.outputs[-1]: fill_kept, sentiment.outputs[-1]: sentiment_kept, nsp.outputs[-1]: nsp_kept}
+    shown = switch(demo, "ko", 1280, states)
     assert dict(counted) == {"fill_mask": 1, "classify": 1, "next_sentence": 1}  # drawn again, not run again
+    # these three pages, and nothing else: the pages with nothing kept are left as they are
+    assert set(shown) == _shown_ids(fill) | _shown_ids(sentiment) | _shown_ids(nsp)
     probability = text.t("fig.tasks.probability", "ko")
-    bars = shown[fill_out[1]._id]
+    bars = shown[fill.outputs[1]._id]
     assert bars.layout.xaxis.title.text == probability
     assert [note.text for note in bars.layout.annotations][:2] == [text.t("fig.tasks.mask_of", "ko", i=i, n=2)
                                                                   for i in (1, 2)]
-    assert shown[sentiment_out[0]._id].layout.xaxis.title.text == probability
-    labels = set(shown[nsp_out[0]._id].data[0].customdata)
+    assert shown[sentiment.outputs[0]._id].layout.xaxis.title.text == probability
+    labels = set(shown[nsp.outputs[0]._id].data[0].customdata)
     assert labels == {text.t("nsp.is_next", "ko"), text.t("nsp.not_next", "ko")}
-    for outputs in (fill_out, sentiment_out, nsp_out):
-        assert shown[outputs[-1]._id].visible is False  # no error: the box stays hidden
-        assert outputs[-2]._id not in shown  # the raw JSON holds no words: not sent again
+    for dependency in (fill, sentiment, nsp):
+        assert shown[dependency.outputs[-2]._id].visible is False  # no error: the box stays hidden
+        assert dependency.outputs[-3]._id not in shown  # the raw JSON holds no words: not sent again
+    # and back: the same figure as the English run drew
+    english = switch(demo, "en", 1280, states)
+    drawn, *_ = run(fill, ["The cat sat on the [MASK] by the [MASK].", 3, ""])
+    assert english[fill.outputs[1]._id].to_json() == drawn[1].to_json()
 
 
 def test_a_switch_rewords_the_error_boxes(counted):
-    from bg_demo.ui import build_demo, fill_mask_tab, next_sentence_tab
+    import gradio as gr
+
+    from bg_demo.ui import build_demo
+    from tests.support.pages import event, run, switch
 
     demo = build_demo()
-    with _session("switch-errors") as request:
-        fill, fill_out = _page_handler(demo, fill_mask_tab.predict)
-        nsp, nsp_out = _page_handler(demo, next_sentence_tab.predict)
-        fill("The cat sat on the [MASK].", 3, "", progress=None)
-        english = fill("no blank here", 3, "", progress=None)[-1].value  # the result above stays on screen
-        assert english == _boxed(text.t("error.no_mask", "en", mask="[MASK]"))
-        nsp("", "He bought a gallon of milk.", "", progress=None)
-        shown = _switch(demo, request, "ja")
-        assert shown[fill_out[-1]._id].value == _boxed(text.t("error.no_mask", "ja", mask="[MASK]"))
-        assert shown[fill_out[1]._id].layout.xaxis.title.text == text.t("fig.tasks.probability", "ja")
-        what = text.t("field.first sentence", "ja")
-        assert shown[nsp_out[-1]._id].value == _boxed(text.t("error.empty", "ja", what=what))
-        # a later run that succeeds is what the page shows: the switch keeps its box hidden
-        fill("The cat sat on the [MASK].", 3, "", progress=None)
-        shown = _switch(demo, request, "ko")
-        assert shown[fill_out[-1]._id].visible is False
-        assert shown[nsp_out[-1]._id].value.startswith(_boxed(text.t("field.first sentence", "ko")))
+    fill = event(demo, api="fill_mask")
+    nsp = event(demo, api="next_sentence")
+    _, _, fill_kept = run(fill, ["The cat sat on the [MASK].", 3, ""])
+    outputs, box, fill_kept = run(fill, ["no blank here", 3, ""], shown=fill_kept)  # the result above stays
+    assert box.value == _boxed(text.t("error.no_mask", "en", mask="[MASK]"))
+    assert all(output == gr.skip() for output in outputs) and fill_kept.result is not None
+    _, _, nsp_kept = run(nsp, ["", "He bought a gallon of milk.", ""])
+    assert nsp_kept.result is None and nsp_kept.error is not None
+    shown = switch(demo, "ja", 1280, {fill.outputs[-1]: fill_kept, nsp.outputs[-1]: nsp_kept})
+    assert shown[fill.outputs[-2]._id].value == _boxed(text.t("error.no_mask", "ja", mask="[MASK]"))
+    assert shown[fill.outputs[1]._id].layout.xaxis.title.text == text.t("fig.tasks.probability", "ja")
+    what = text.t("field.first sentence", "ja")
+    assert shown[nsp.outputs[-2]._id].value == _boxed(text.t("error.empty", "ja", what=what))
+    assert set(shown) & set(_shown_ids(nsp)) == {nsp.outputs[-2]._id}  # nothing drawn yet: only its error
+    # a later run that succeeds is what the page shows: the switch keeps its box hidden
+    _, _, fill_kept = run(fill, ["The cat sat on the [MASK].", 3, ""], lang="ja", shown=fill_kept)
+    shown = switch(demo, "ko", 1280, {fill.outputs[-1]: fill_kept, nsp.outputs[-1]: nsp_kept})
+    assert shown[fill.outputs[-2]._id].visible is False
+    assert shown[nsp.outputs[-2]._id].value.startswith(_boxed(text.t("field.first sentence", "ko")))
     assert counted["fill_mask"] == 3 and counted["next_sentence"] == 1
 
 
+def _redraw(demo, state):
+    """A page's view event: the one that draws more outputs from its state with view controls."""
+    from tests.support.pages import event
+
+    for dependency in demo.fns.values():
+        if getattr(dependency.fn, "__name__", "") == "redraw" and dependency.inputs[0]._id == state._id:
+            return dependency
+    return event(demo, name="redraw", outputs_contain=state)  # none: says what was looked for
+
+
+def _attention_pages(demo):
+    """The Attention tab's and the BERT vs GPT-2 tab's runs, their view events and their controls as the test sets
+    them (layer 1, head 0 on the map; layer 1, head 1 on the two maps)."""
+    from tests.support.pages import event
+
+    attention, compare = event(demo, api="attention"), event(demo, api="compare")
+    map_view, heads_view = _redraw(demo, attention.outputs[-1]), _redraw(demo, compare.outputs[-1])
+    view, layer, head, hide, stat, query, span = map_view.inputs[3:]
+    controls = {view: "head", layer: 1, head: 0, hide: False, stat: "entropy"}
+    layer, head = heads_view.inputs[3:]
+    controls.update({layer: 1, head: 1})
+    return attention, compare, map_view, heads_view, controls
+
+
 def test_a_switch_redraws_the_attention_and_compare_pages_from_their_kept_results(counted):
-    from bg_demo.ui import attention_tab, build_demo, compare_tab
+    from bg_demo.look import Look
+    from bg_demo.ui import attention_tab, build_demo
+    from tests.support.pages import call, run, switch
 
     demo = build_demo()
-    with _session("switch-attention") as request:
-        show, show_out = _page_handler(demo, attention_tab.show)
-        draw, draw_out = _page_handler(demo, attention_tab.draw)
-        result, *_ = show("The cat sat on the mat.", "encoder", "", progress=None)
-        draw(result, "head", 1, 0, False, "entropy")
-        attend, attend_out = _page_handler(demo, compare_tab.attend)
-        heads, heads_out = _page_handler(demo, compare_tab.draw_heads)
-        both, *_ = attend("The cat sat on the mat.", "", "", progress=None)
-        heads(both, 1, 1)
-        shown = _switch(demo, request, "ko")
+    attention, compare, map_view, heads_view, controls = _attention_pages(demo)
+    _, _, attention_kept = run(attention, ["The cat sat on the mat.", "encoder", ""])
+    english, box = call(map_view, attention_kept, "en", 1280, *(controls.get(b, b.value) for b in map_view.inputs[3:]))
+    assert english.layout.title.text.startswith(text.t("fig.attention.head_title", "en", layer=1, head=0))
+    _, _, compare_kept = run(compare, ["The cat sat on the mat.", "", ""])
+    shown = switch(demo, "ko", 1280, {attention.outputs[-1]: attention_kept, compare.outputs[-1]: compare_kept},
+                   controls)
     assert dict(counted) == {"attention": 1, "compare": 1}
-    assert shown[draw_out[0]._id].layout.title.text.startswith(text.t("fig.attention.head_title", "ko", layer=1, head=0))
-    with text.use("ko"):
-        assert shown[show_out[1]._id] == attention_tab.notice(result)
-    assert show_out[0]._id not in shown  # the kept weights are not sent again
-    encoder_plot, decoder_plot = (shown[block._id] for block in heads_out[:2])
+    plot = shown[map_view.outputs[0]._id]
+    assert plot.layout.title.text.startswith(text.t("fig.attention.head_title", "ko", layer=1, head=0))
+    assert shown[attention.outputs[0]._id] == attention_tab.notice(attention_kept.result, Look("ko"))
+    assert attention.outputs[2]._id not in shown  # the raw JSON holds no words: not sent again
+    encoder_plot, decoder_plot = (shown[block._id] for block in heads_view.outputs[:2])
     assert encoder_plot.layout.title.text.startswith(text.t("fig.attention.head_title", "ko", layer=1, head=1))
     assert decoder_plot.layout.title.text.startswith(text.t("fig.attention.head_title", "ko", layer=1, head=1))
-    assert shown[attend_out[2]._id].layout.yaxis.title.text == text.t("fig.attention.future_axis", "ko")
+    assert shown[compare.outputs[1]._id].layout.yaxis.title.text == text.t("fig.attention.future_axis", "ko")
+
+
+def test_a_width_crossing_redraws_the_map_for_a_phone_from_the_kept_result(counted):
+    from bg_demo import figures
+    from bg_demo.look import Look
+    from bg_demo.ui import attention_tab, build_demo
+    from tests.support.pages import run, switch
+
+    demo = build_demo()
+    attention, _, map_view, _, controls = _attention_pages(demo)
+    _, _, kept = run(attention, ["The cat sat on the mat.", "encoder", ""])
+    states = {attention.outputs[-1]: kept}
+    phone, laptop = (switch(demo, "ja", width, states, controls)[map_view.outputs[0]._id] for width in (390, 1280))
+    assert dict(counted) == {"attention": 1}
+    result = attention_tab.maps(kept.result)
+    drawn = figures.attention_figure(result, Look("ja", 390), "head", 1, 0, False, "entropy", 0, 1)
+    assert phone.to_json() == drawn.to_json()  # the narrow figure: the whole width, the colour bar under the map
+    assert phone.layout.coloraxis.colorbar.orientation == "h" and phone.layout.xaxis.tickangle == -90
+    assert laptop.layout.coloraxis.colorbar.orientation != "h" and laptop.layout.xaxis.tickangle != -90
+    assert phone.layout.title.text == laptop.layout.title.text == drawn.layout.title.text  # in Japanese both
 
 
 def test_a_switch_rewords_a_finished_generations_status_line(counted):
-    from bg_demo.ui import build_demo, generate_tab
+    from bg_demo.ui import build_demo
+    from tests.support.pages import event, run, switch
 
     demo = build_demo()
-    with _session("switch-generate") as request:
-        stream, outputs = _page_handler(demo, generate_tab.generate)
-
-        async def finish():
-            last = None
-            async for last in stream("Hello there", "greedy", 4, 1.0, 50, 0.9, 4, 1, "", 0, 1.0, "", request=request,
-                                     progress=None):
-                pass
-            return last
-
-        english = asyncio.run(finish())
-        assert counted["submit_generation"] == 1
-        shown = _switch(demo, request, "ko")
+    generate = event(demo, api="generate")
+    request = SimpleNamespace(session_hash="switch-generate", headers={})
+    values = ["Hello there", "greedy", 4, 1.0, 50, 0.9, 4, 1, "", 0, 1.0, ""]
+    english, box, kept = run(generate, values, request=request)
+    assert counted["submit_generation"] == 1 and kept.result.done
+    shown = switch(demo, "ko", 1280, {generate.outputs[-1]: kept})
     status = 2  # the outputs: the text, the beams, the status line, the raw result
-    assert english[status] != shown[outputs[status]._id]
-    assert _pattern("generate.status", "ko").fullmatch(shown[outputs[status]._id])
-    assert counted["submit_generation"] == 1
+    assert _pattern("generate.status", "en").fullmatch(english[status])
+    assert english[status] != shown[generate.outputs[status]._id]
+    assert _pattern("generate.status", "ko").fullmatch(shown[generate.outputs[status]._id])
+    assert dict(counted) == {"submit_generation": 1}  # no model call of any kind
 
 
 def _pattern(key: str, lang: str) -> re.Pattern:
     return re.compile(".*".join(re.escape(part) for part in re.split(r"\{[^}]*\}", text.t(key, lang))), re.S)
 
 
-def test_kept_calls_are_bounded_and_forgotten_with_the_page():
-    from bg_demo.ui import language, reword
-
-    kept = reword.Kept(sessions=2)
-    for n in range(3):
-        kept.keep(f"s{n}", "handler", reword.Call(0, (), {}, reword.Tape()))
-    assert kept.of("s0") == [] and len(kept.of("s2")) == 1
-    # a result, then an error beside it: both kept, in order; a result after them replaces both
-    shown, failed, again = (reword.Call(0, (n,), {}, reword.Tape(), failed=n == 1) for n in range(3))
-    for call in (shown, failed):
-        kept.keep("s1", "handler", call)
-    assert [call for _, call in kept.of("s1")] == [shown, failed]
-    kept.keep("s1", "handler", again)
-    assert [call for _, call in kept.of("s1")] == [again]
-    kept.forget("s2")
-    assert kept.of("s2") == []
-    reword.KEPT.keep("gone", "handler", reword.Call(0, (), {}, reword.Tape()))
-    language.forget(SimpleNamespace(session_hash="gone"))
-    assert reword.KEPT.of("gone") == []
-
-
 @pytest.mark.parametrize("lang", ["ko", "ja"])
 def test_the_loading_notice_names_the_role_in_the_page_language(monkeypatch, lang):
     from bg_demo import backend
+    from bg_demo.look import Look
     from bg_demo.ui import common
 
     monkeypatch.setattr(backend, "model_is_loaded", lambda role, model_id=None: False)
     said = []
-    with text.use(lang):
-        common._loading_notice("sentiment", lambda _, desc: said.append(desc))
+    common.Loading(lambda _, desc: said.append(desc), Look(lang))("sentiment")
     assert said and said[0].startswith(text.t("app.role.sentiment", lang))  # the model itself: by its name
 
 
 @pytest.mark.parametrize("lang", ["ko", "ja"])
 def test_the_sentiment_labels_are_worded_beside_the_models_own(lang):
+    from bg_demo.look import Look
     from bg_demo.ui import classify_tab
 
-    with text.use(lang):
-        figure, *_ = classify_tab.predict("What a fine day.", progress=None)
+    figure, *_ = classify_tab.render(classify_tab.compute("What a fine day."), Look(lang))
     shown = set(figure.data[0].customdata)
     assert shown == {text.t("classify.label.POSITIVE", lang), text.t("classify.label.NEGATIVE", lang)}
     assert all(label.startswith(("POSITIVE", "NEGATIVE")) and label not in ("POSITIVE", "NEGATIVE") for label in shown)

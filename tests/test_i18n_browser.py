@@ -128,3 +128,24 @@ def test_a_switch_rewords_the_figure_and_the_error_on_screen(open_in):
     expect(axis).to_have_text(text.t("fig.tasks.probability", "ko"), timeout=30_000)
     expect(error).to_contain_text(_literal_start("error.no_mask", "ko"))
     expect(page.locator(".toast-body.error")).to_have_count(0)
+
+
+_MAP = """(want) => {
+  const plots = [...document.querySelectorAll(".js-plotly-plot")].filter((el) => el.offsetParent !== null);
+  const map = plots.find((el) => el.layout && el.layout.coloraxis);
+  if (!map) return false;
+  const bar = (map.layout.coloraxis.colorbar || {}).orientation || "v";
+  const title = String((map.layout.title || {}).text || "");
+  return bar === want.bar && title.startsWith(want.title);
+}"""
+
+
+def test_a_phone_turned_gets_the_map_drawn_for_its_width_in_the_language_on_screen(open_in):
+    page = open_in("ko-KR", "?tab=attention&text=The+cat+sat+on+the+mat.&run=1")
+    title = _literal_start("fig.attention.head_title", "ko")
+    page.wait_for_function(_MAP, arg={"bar": "v", "title": title}, timeout=60_000)  # a laptop's map
+    page.set_viewport_size({"width": 390, "height": 844})  # narrower than look.NARROW: drawn again for a phone
+    page.wait_for_function(_MAP, arg={"bar": "h", "title": title}, timeout=30_000)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.wait_for_function(_MAP, arg={"bar": "v", "title": title}, timeout=30_000)
+    expect(page.locator(".toast-body.error")).to_have_count(0)

@@ -28,6 +28,13 @@ def links():
     return Links(pages), (outer, inner, text, top_k, choice, seed)
 
 
+def _reader():
+    """The reader's look, as the app builds it (inside a gr.Blocks): what every tab's pages read."""
+    from bg_demo.ui import language, page, screen
+
+    return page.Reader(language.switch(), screen.box())
+
+
 def _value(update):
     return update.get("value") if isinstance(update, dict) else getattr(update, "value", update)
 
@@ -98,7 +105,7 @@ def test_a_masked_lm_link_without_a_text_opens_the_page_without_running_it():
     from bg_demo.ui import pretraining_tab
 
     with gr.Blocks():
-        pages = {page.id: page for page in pretraining_tab.build()}
+        pages = {page.id: page for page in pretraining_tab.build(_reader())}
     links = Links(list(pages.values()))
     mlm = list(links.triggers).index(pages["mlm"].runs[0]) - len(links.triggers)
     for values in ({"text": "", "seed": "1", "model": ""}, {"seed": "1"}):
@@ -113,7 +120,7 @@ def attention_page():
     from bg_demo.ui import attention_tab
 
     with gr.Blocks():
-        pages = attention_tab.build()
+        pages = attention_tab.build(_reader())
     links = Links(pages)
     return links, pages[0].fields
 
@@ -155,11 +162,12 @@ def test_a_result_names_the_role_and_model_that_made_it_in_the_picker():
     from types import SimpleNamespace
 
     from bg_demo.ui import attention_tab, common
+    from bg_demo.ui.page import Shown
 
-    result, *_ = attention_tab.show("The cat sat.", "encoder", "distilbert/distilgpt2", progress=None)
-    role, picker = attention_tab.ran(result)
+    result = attention_tab.show("The cat sat.", "encoder", "distilbert/distilgpt2")
+    role, picker = attention_tab.ran(Shown(result))
     assert role == "encoder" and picker.value == "" and picker.choices == common.model_choices("encoder")
-    role, picker = attention_tab.ran(SimpleNamespace(role="decoder", model_id="distilbert/distilgpt2"))
+    role, picker = attention_tab.ran(Shown(SimpleNamespace(role="decoder", model_id="distilbert/distilgpt2")))
     assert role == "decoder" and picker.value == "distilbert/distilgpt2"
 
 
@@ -167,7 +175,7 @@ def test_a_compare_link_keeps_every_section_on_screen():
     from bg_demo.ui import compare_tab
 
     with gr.Blocks():
-        (page,) = compare_tab.build()
+        (page,) = compare_tab.build(_reader())
     assert {"text", "first", "second", "word", "masked", "facts"} <= set(page.fields)
     links = Links([page])
     values = {"text": "a b", "first": "a b", "second": "c b", "word": "b", "masked": "a [MASK].", "facts": "true"}
@@ -184,26 +192,32 @@ def lab():
     from bg_demo.ui import common, next_token_tab
 
     with gr.Blocks():
+        reader = _reader()
         model = common.model_picker("decoder")
         with gr.Tabs():
-            page = next_token_tab.build(model)
+            page = next_token_tab.build(reader, model)
     return next_token_tab, page
 
 
 def test_a_next_token_link_takes_the_steps_again(lab):
+    from bg_demo.look import Look
+    from bg_demo.ui.page import Shown
+
     next_token_tab, page = lab
     settings = ("The cat sat on", 1.0, 0, 1.0)
-    shown = next_token_tab.show(*settings, "", progress=None)
-    shown = next_token_tab.step("greedy", None, shown[4], *settings[1:], "", None)
-    third = shown[4]["result"]["candidates"][2]["token_id"]
-    shown = next_token_tab.step("picked", third, shown[4], *settings[1:], "", None)
-    shown = next_token_tab.step("sample", None, shown[4], *settings[1:], "", None)  # no seed: a fresh one, kept
-    written = next_token_tab.written_steps(shown[4])
+    lab = next_token_tab.show(*settings, "")
+    lab = next_token_tab.step(lab, "greedy", None, *settings[1:], "", None)
+    third = lab["result"]["candidates"][2]["token_id"]
+    lab = next_token_tab.step(lab, "picked", third, *settings[1:], "", None)
+    lab = next_token_tab.step(lab, "sample", None, *settings[1:], "", None)  # no seed: a fresh one, kept
+    written = next_token_tab.written_steps(Shown(lab))
     assert "steps" in page.fields and len(written.split(",")) == 3
-    again = next_token_tab.restore(*settings, "", None, written, progress=None)
-    assert again[4]["ids"] == shown[4]["ids"]
-    assert again[3]["data"] == shown[3]["data"]  # the history: tokens, ranks, probabilities, how, the seed drawn
-    assert next_token_tab.written_steps(again[4]) == written
+    again = next_token_tab.restore(*settings, "", None, written)
+    assert again["ids"] == lab["ids"]
+    # the history: tokens, ranks, probabilities, how, the seed drawn
+    history = [next_token_tab.render(found, Look())[2]["data"] for found in (again, lab)]
+    assert history[0] == history[1] and len(history[0]) == 3
+    assert next_token_tab.written_steps(Shown(again)) == written
 
 
 def test_a_link_to_the_lab_runs_the_restoring_with_its_steps(lab):
@@ -229,18 +243,20 @@ def test_a_local_folder_is_named_never_its_path(monkeypatch):
     from dataclasses import replace
 
     from bg_demo import backend
+    from bg_demo.look import Look
     from bg_demo.ui import attention_tab, compare_tab
 
     path = "/srv/classroom/models/encoder"
     result = replace(backend.attention("The cat sat.", "encoder"), model_id=path)
-    assert "/srv" not in attention_tab.notice(result) and "encoder" in attention_tab.notice(result)
+    notice = attention_tab.notice(result, Look())
+    assert "/srv" not in notice and "encoder" in notice
     assert "/srv" not in str(attention_tab.named({"encoder": result.summary(), "decoder_id": path}))
     facts = backend.model_facts("encoder")
     monkeypatch.setattr(backend, "model_facts", lambda role, model_id=None: replace(facts, model_id=path))
     held = backend.model_memory()
     models = tuple(replace(info, model_id=path) for info in held.models) or ()
     monkeypatch.setattr(backend, "model_memory", lambda: replace(held, models=models))
-    table, memory, raw = compare_tab.measure()
+    table, memory, raw = compare_tab.measured(compare_tab.measure(), Look())
     assert models and "/srv" not in str(table) + memory + str(raw)
     assert table["data"][0][1:] == ["encoder", "encoder"]
 

@@ -26,9 +26,10 @@ from bg_demo.backend.attention import (
     blocks,
     pool_max,
 )
-from bg_demo.figures import screen
-from bg_demo.figures.attention import LINES_MAX, attention_figure, causal_mask_figure, thousandths
+from bg_demo.figures import attention_figure, causal_mask_figure
+from bg_demo.figures.attention import LINES_MAX, thousandths
 from bg_demo.figures.axes import MAX_TICK_LABELS
+from bg_demo.look import Look
 from tests.tolerance import tolerance
 
 LIMITS = {"encoder": 512, "decoder": 1024}
@@ -170,8 +171,7 @@ def weight(trace) -> np.ndarray:
 @pytest.mark.parametrize("view", VIEWS)
 def test_every_view_at_the_models_limit_is_under_1_mb_with_thinned_labels(view, role, narrow, long_results):
     result, _ = long_results[role]
-    with screen.use(390 if narrow else 1366):
-        fig = attention_figure(result, view, 1, 2, query=40, span=4)
+    fig = attention_figure(result, Look(width=390 if narrow else 1366), view, 1, 2, query=40, span=4)
     sent = pio.to_json(fig, validate=False)
     assert len(sent.encode()) <= MB, f"{view} at {LIMITS[role]} tokens: {len(sent) / MB:.2f} MB"
     layout = fig.layout.to_plotly_json()
@@ -183,7 +183,7 @@ def test_every_view_at_the_models_limit_is_under_1_mb_with_thinned_labels(view, 
 
 def test_a_pooled_head_names_every_token_its_cells_cover(long_results):
     result, expected = long_results["decoder"]
-    fig = attention_figure(result, "head", 1, 3).to_plotly_json()
+    fig = attention_figure(result, Look(), "head", 1, 3).to_plotly_json()
     (trace,) = fig["data"]
     assert len(trace["x"]) == 512 and trace["x"][1] == f"{result.tokens[2]} … {result.tokens[3]} #2–3"
     assert "largest weight" in trace["hovertemplate"] and "%{z:05,d}" in trace["hovertemplate"]
@@ -194,7 +194,7 @@ def test_a_pooled_head_names_every_token_its_cells_cover(long_results):
 @pytest.mark.parity
 def test_the_focus_figure_shows_the_rows_and_the_map_around_them_at_full_resolution(long_results):
     result, expected = long_results["encoder"]
-    fig = attention_figure(result, "focus", 0, 1, query=200, span=2).to_plotly_json()
+    fig = attention_figure(result, Look(), "focus", 0, 1, query=200, span=2).to_plotly_json()
     strip, around = fig["data"]
     np.testing.assert_array_equal(weight(strip), thousandths(result.weights[0, 1, 200:202].astype(np.float32)))
     first, last = 200 - FOCUS_RADIUS, 201 + FOCUS_RADIUS
@@ -206,7 +206,7 @@ def test_the_focus_figure_shows_the_rows_and_the_map_around_them_at_full_resolut
 
 def test_the_lines_view_draws_the_strongest_lines_and_names_every_token(long_results):
     result, _ = long_results["encoder"]
-    fig = attention_figure(result, "lines", 1, 0).to_plotly_json()
+    fig = attention_figure(result, Look(), "lines", 1, 0).to_plotly_json()
     hover_points = [trace for trace in fig["data"] if trace.get("mode") == "markers" and trace.get("hovertext")]
     lines_hover = hover_points[0]
     assert len(lines_hover["hovertext"]) <= LINES_MAX
@@ -216,7 +216,7 @@ def test_the_lines_view_draws_the_strongest_lines_and_names_every_token(long_res
 
 def test_the_causal_mask_at_1024_tokens_is_pooled_and_still_a_triangle(long_results):
     result, _ = long_results["decoder"]
-    fig = causal_mask_figure(len(result.tokens), result.tokens)
+    fig = causal_mask_figure(len(result.tokens), Look(), result.tokens)
     sent = pio.to_json(fig, validate=False)
     z = weight(fig.to_plotly_json()["data"][0])
     assert len(sent) < MB and z.shape == (128, 128)
@@ -269,16 +269,17 @@ def test_a_redraw_reads_the_shared_maps_without_the_model(monkeypatch):
     from bg_demo.ui import attention_tab, compare_tab
     from bg_demo.ui.attention_store import Ref
 
-    ref, *_ = attention_tab.show(PAGE, "decoder")
-    both, *_ = compare_tab.attend(PAGE)
+    ref = attention_tab.show(PAGE, "decoder")  # what the page keeps in its state
+    both = compare_tab.attend(PAGE)
     assert isinstance(ref, Ref) and ref.shape[-1] == 1024
 
     def no_model(*args, **kwargs):
         raise AssertionError("the model was called again")
 
     monkeypatch.setattr(models.STORE, "get", no_model)
+    look = Look()
     for view in ("head", "focus", "heads", "overview", "rollout"):
-        assert attention_tab.draw(ref, view, 1, 2, False, "entropy", 900, 2) is not None
-    encoder_plot, decoder_plot = compare_tab.draw_heads(both, 1, 3)
+        assert attention_tab.draw(ref, look, view, 1, 2, False, "entropy", 900, 2) is not None
+    encoder_plot, decoder_plot = compare_tab.draw_heads(both, look, 1, 3)
     assert encoder_plot is not None and decoder_plot is not None
     assert both.decoder.key == ref.key  # the BERT vs GPT-2 tab found the Attention tab's copy

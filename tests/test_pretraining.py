@@ -11,6 +11,7 @@ from bg_demo.backend.pretraining import IGNORE, causal_lm, choose_targets, input
 from bg_demo.errors import InputError
 from bg_demo.figures import causal_loss_bars
 from bg_demo.figures.style import BADGE_CLEARANCE, LINE
+from bg_demo.look import Look
 from tests.tolerance import tolerance
 
 pytestmark = pytest.mark.worker_side  # the pretraining lab's own functions, as a GPU worker runs them
@@ -120,7 +121,7 @@ def test_bad_input_says_what_to_change(fn, args, message):
 
 def test_causal_loss_bars_state_the_mean_in_the_subtitle_not_over_the_bars():
     result = causal_lm("Once upon a time in a distant galaxy, a small robot dreamed.")
-    layout = causal_loss_bars(result).to_dict()["layout"]
+    layout = causal_loss_bars(result, Look()).to_dict()["layout"]
     assert not layout.get("annotations")  # nothing drawn inside the plot
     assert f"perplexity {result.perplexity:.1f}" in layout["title"]["subtitle"]["text"]
     (mean,) = layout["shapes"]

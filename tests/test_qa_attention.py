@@ -10,9 +10,9 @@ import torch
 from bg_demo import backend, figures, text
 from bg_demo.backend.qa_attention import PARTS
 from bg_demo.errors import InputError
-from bg_demo.figures import screen
 from bg_demo.figures.axes import MAX_TICK_LABELS, TICK_NUDGE
-from bg_demo.testing import corpus_lines
+from bg_demo.look import NARROW, PAGE_PADDING, Look
+from bg_demo.tiny_models import corpus_lines
 from tests.tolerance import tolerance
 
 WINDOW, STRIDE = 384, 128
@@ -125,8 +125,7 @@ def _bert_base_sized(looked):
 def test_the_figure_draws_both_rows_over_the_keys_with_the_regions_and_the_answer_marked(answered):
     looked = _looked(*answered)
     assert len(looked.tokens) == WINDOW  # a full window: the size that matters
-    with text.use("en"), screen.use(1024):
-        fig = figures.answer_attention_lines(looked, 1, 2)
+    fig = figures.answer_attention_lines(looked, Look("en", 1024), 1, 2)
     start, end = fig.data
     np.testing.assert_array_equal(start.y, looked.rows[1, 2, 0].astype(np.float32))
     np.testing.assert_array_equal(end.y, looked.rows[1, 2, 1].astype(np.float32))
@@ -152,48 +151,36 @@ def test_the_figure_draws_both_rows_over_the_keys_with_the_regions_and_the_answe
 @pytest.mark.parametrize("width", [390, 1024, 1280])
 def test_the_figure_fits_the_screen_and_stays_under_a_megabyte(answered, width):
     big = _bert_base_sized(_looked(*answered))
-    with text.use("en"), screen.use(width):
-        fig = figures.answer_attention_lines(big, 11, 11)
+    fig = figures.answer_attention_lines(big, Look("en", width), 11, 11)
     assert len(fig.to_json()) < 1_000_000
     axis = fig.layout.xaxis
-    if width < screen.NARROW:  # a phone: upright labels, as many as fit, and the whole width
-        assert axis.tickangle == -90 and len(axis.tickvals) <= (width - screen.PAGE_PADDING) // 16
+    if width < NARROW:  # a phone: upright labels, as many as fit, and the whole width
+        assert axis.tickangle == -90 and len(axis.tickvals) <= (width - PAGE_PADDING) // 16
         assert fig.layout.margin.l <= 4 and fig.layout.legend.orientation == "h"
     else:
         assert len(axis.tickvals) <= MAX_TICK_LABELS
-    assert fig.layout.height <= (2400 if width < screen.NARROW else 600)
+    assert fig.layout.height <= (2400 if width < NARROW else 600)
 
 
 def test_the_figure_refuses_a_layer_or_head_the_model_lacks(answered):
     looked = _looked(*answered)
     layers, heads = looked.rows.shape[:2]
-    with text.use("en"):
+    with text.use("en"):  # the error's words, chosen when it is shown
         with pytest.raises(InputError, match="layer"):
-            figures.answer_attention_lines(looked, layers, 0)
+            figures.answer_attention_lines(looked, Look("en"), layers, 0)
         with pytest.raises(InputError, match="head"):
-            figures.answer_attention_lines(looked, 0, heads)
+            figures.answer_attention_lines(looked, Look("en"), 0, heads)
 
 
-def test_the_figure_is_worded_in_the_language_served(answered):
+def test_the_figure_is_worded_in_the_language_of_its_look(answered):
     looked = _looked(*answered)
     for lang in text.LANGS:
-        with text.use(lang):
-            fig = figures.answer_attention_lines(looked, 0, 0)
+        fig = figures.answer_attention_lines(looked, Look(lang), 0, 0)
         assert fig.layout.title.text == text.t("fig.qa_attention.title", lang, layer=0, head=0)
         assert fig.layout.xaxis.title.text == text.t("fig.qa_attention.keys", lang)
 
 
 # --- the tab -----------------------------------------------------------------------------------------------------
-
-
-def _in_page(demo, fn):
-    """The handler the built app runs in the browser for `fn`, and the outputs it writes (the error box last)."""
-    from bg_demo.ui import reword
-
-    for dependency in demo.fns.values():
-        if getattr(dependency.fn, "__wrapped__", None) is fn and getattr(dependency.fn, reword.MARK, False):
-            return dependency.fn, dependency.outputs
-    raise LookupError(fn)
 
 
 @pytest.fixture
@@ -203,10 +190,24 @@ def demo(tiny_dir):
     return build_demo()
 
 
+def _pages(demo):
+    """The QA page, its "Where the answer looks" run (from the answer's JSON on screen) and that view's redraw of
+    one layer and head."""
+    from tests.support.pages import event
+
+    answer = event(demo, api="qa")
+    look = event(demo, name="attention_in_page")  # qa_tab.attention
+    state = look.outputs[-1]
+    (redraw,) = {d.fn: d for d in demo.fns.values()
+                 if getattr(d.fn, "__name__", "") == "redraw" and d.inputs[0] is state}.values()
+    return answer, look, redraw
+
+
 def test_the_tab_reads_the_answers_window_once_and_redraws_any_layer_and_head_from_it(answered, demo, monkeypatch):
     import gradio as gr
 
     from bg_demo.ui import qa_tab
+    from tests.support.pages import call, run
 
     question, _ = answered
     calls = []
@@ -217,77 +218,61 @@ def test_the_tab_reads_the_answers_window_once_and_redraws_any_layer_and_head_fr
         return real(*args, **kwargs)
 
     monkeypatch.setattr(backend, "answer_attention", counted)
-    predict, predict_out = _in_page(demo, qa_tab.predict)
-    look, look_out = _in_page(demo, qa_tab.look)
-    draw, draw_out = _in_page(demo, qa_tab.draw)
-    *_, raw, box = predict(question, LONG, progress=None)
+    answer, look, redraw = _pages(demo)
+    (*_, raw), box, _ = run(answer, [question, LONG])
     assert box.visible is False
-    state, note, box = look(raw, progress=None)
-    assert box.visible is False and len(calls) == 1
+    (note,), box, kept = run(look, [raw])
+    state = kept.result
+    assert box.visible is False and len(calls) == 1 and kept.error is None
     assert state.window == raw["alternatives"][0]["window"] and (state.start, state.end) != (None, None)
     assert f"Window {state.window + 1} of {len(raw['windows'])}" in note
-    assert isinstance(look_out[0], gr.State) and look_out[-1] is predict_out[-1]  # the page's error box
+    assert look.inputs[0] is answer.outputs[-3]  # it reads the answer's JSON on screen
+    assert redraw.outputs[-1] is look.outputs[-2]  # a redraw's error goes to the view's own error box
     layers, heads = state.rows.shape[:2]
-    layer_slider, head_slider = qa_tab.fit_sliders(state, 99, 0)
+    layer_slider, head_slider = qa_tab.fit_sliders(kept, 99, 0)
     assert layer_slider.maximum == layers - 1 and layer_slider.value == layers - 1
     for layer, head in ((0, 0), (layers - 1, heads - 1), (1, 0)):
-        fig, box = draw(state, layer, head)
-        assert box.visible is False
+        fig, box = call(redraw, kept, "en", 1280, layer, head)
+        assert box == gr.skip()  # the box is left as it is
         np.testing.assert_array_equal(fig.data[0].y, state.rows[layer, head, 0].astype(np.float32))
     assert len(calls) == 1  # redraws read the kept rows: the model ran once
-    assert draw_out[-1] is predict_out[-1]
-    _, box = draw(state, layers, 0)  # a layer the model lacks: said in the page's error box
+    _, box = call(redraw, kept, "en", 1280, layers, 0)  # a layer the model lacks: said in the error box
     assert box.visible is True and "layer" in box.value
 
 
 def test_the_tab_says_when_there_is_no_answer_to_look_from(answered, demo):
     import gradio as gr
 
-    from bg_demo.ui import qa_tab
+    from tests.support.pages import call, run
 
-    look, _ = _in_page(demo, qa_tab.look)
+    _, look, redraw = _pages(demo)
     _, result = answered
+    _, _, before = run(look, [result.to_dict()])  # a view on screen from an earlier answer
     silent = dict(result.to_dict(), answer=None, start=None, end=None)  # as /qa gives a "no answer"
-    with text.use("en"):
-        state, note, box = look(silent, progress=None)
-        assert state == gr.skip()  # nothing kept: the previous view stays
-        assert box.visible is True and "no answer to look from" in box.value
-        *_, box = look(None, progress=None)
-        assert box.visible is True and "Answer" in box.value and "first" in box.value
-    assert qa_tab.draw(None, 0, 0) is None
+    outputs, box, kept = run(look, [silent], shown=before)
+    assert outputs == [gr.skip()] and kept.result is before.result  # the previous view stays
+    assert box.visible is True and "no answer to look from" in box.value
+    _, box, kept = run(look, [None])
+    assert box.visible is True and "Answer" in box.value and "first" in box.value and kept.result is None
+    assert call(redraw, kept, "en", 1280, 0, 0) == (gr.skip(), gr.skip())  # nothing to draw from
 
 
 def test_a_language_switch_redraws_the_view_from_the_kept_rows(answered, demo, monkeypatch):
-    """The page's last look and redraw are replayed in the new language from what the backend gave them."""
-    import asyncio
-    from types import SimpleNamespace
+    """The view's note and figure are rendered again in the new language from the kept rows."""
+    from tests.support.pages import run, switch
 
-    from gradio.context import LocalContext
-
-    from bg_demo.ui import language, qa_tab, reword
-
-    question, result = answered
+    _, result = answered
     calls = []
     real = backend.answer_attention
     monkeypatch.setattr(backend, "answer_attention", lambda *a, **k: calls.append(a) or real(*a, **k))
-    look, look_out = _in_page(demo, qa_tab.look)
-    draw, draw_out = _in_page(demo, qa_tab.draw)
-    request = SimpleNamespace(session_hash="qa-attention-switch", headers={"accept-language": "en-US"})
-    token = LocalContext.request.set(request)
-    text.set_resolver(language.resolve)
-    try:
-        state, _, _ = look(result.to_dict(), progress=None)
-        draw(state, 1, 2)
-        language.remember("ko", request)
-        again, shown = reword.rewording(demo)
-        values = dict(zip((block._id for block in shown), asyncio.run(again("ko", request))))
-    finally:
-        language.forget(request)
-        LocalContext.request.reset(token)
-        text.set_resolver(None)
-    assert len(calls) == 1  # replayed from the kept rows, not run again
-    assert values[draw_out[0]._id].layout.title.text == text.t("fig.qa_attention.title", "ko", layer=1, head=2)
-    assert values[look_out[1]._id].startswith(text.t("qa.attention.read", "ko", window=state.window + 1,
-                                                     windows=state.n_windows, n=len(state.tokens),
-                                                     start=state.start, end=state.end))
-    assert look_out[0]._id not in values  # the kept rows are not sent again
+    _, look, redraw = _pages(demo)
+    _, _, kept = run(look, [result.to_dict()])
+    state = kept.result
+    layer, head = redraw.inputs[3:]
+    values = switch(demo, "ko", 1280, {look.outputs[-1]: kept}, {layer: 1, head: 2})
+    assert len(calls) == 1  # drawn again from the kept rows, not run again
+    assert values[redraw.outputs[0]._id].layout.title.text == text.t("fig.qa_attention.title", "ko", layer=1, head=2)
+    assert values[look.outputs[0]._id].startswith(text.t("qa.attention.read", "ko", window=state.window + 1,
+                                                         windows=state.n_windows, n=len(state.tokens),
+                                                         start=state.start, end=state.end))
+    assert values[look.outputs[-2]._id].visible is False  # no error

@@ -1,4 +1,4 @@
-"""On ZeroGPU: every model call crosses to a forked GPU worker and back by pickle (`bg_demo.testing.ForkingSpaces`,
+"""On ZeroGPU: every model call crosses to a forked GPU worker and back by pickle (`tests.support.zerogpu.ForkingSpaces`,
 the stand-in for `spaces`), and none runs in the main process, which has no GPU there."""
 
 import os
@@ -7,9 +7,9 @@ import time
 import pytest
 from gradio_client import Client
 
-from bg_demo import backend, gpu, models, text
+from bg_demo import backend, dispatch, models, placement, text
 from bg_demo.errors import InputError
-from bg_demo.testing import ForkingSpaces
+from tests.support.zerogpu import ForkingSpaces
 from tests.test_boundary import CALLS, _steady
 
 
@@ -20,9 +20,9 @@ def zero_gpu(zero_gpu_everywhere):
         yield zero_gpu_everywhere
         return
     spaces = ForkingSpaces()
-    gpu.prepare(spaces)
+    placement.prepare(spaces)
     yield spaces
-    gpu.stop_using()
+    placement.stop_using()
 
 
 @pytest.fixture
@@ -42,13 +42,18 @@ def main_process_forwards():
 def test_a_call_crosses_to_a_worker_and_gives_what_it_gives_here(name, zero_gpu, main_process_forwards):
     across = CALLS[name]()
     assert main_process_forwards == []  # the main process ran no forward pass: the worker did
-    gpu.stop_using()
+    placement.stop_using()
     try:
         here = CALLS[name]()
     finally:
-        gpu.prepare(zero_gpu)
-    assert name in {called for called, _ in zero_gpu.calls}
+        placement.prepare(zero_gpu)
+    assert name in called(zero_gpu)
     _assert_close(_steady(across.to_dict()), _steady(here.to_dict()))
+
+
+def called(zero_gpu) -> set[str]:
+    """The names of the calls that crossed to a worker (each crosses with its entry in the call table)."""
+    return {entry.name for entry, _ in zero_gpu.calls}
 
 
 def _assert_close(a, b, path="result"):
@@ -74,6 +79,15 @@ def test_no_model_call_runs_in_the_main_process(zero_gpu):
             pass
 
 
+def test_a_question_to_the_model_store_is_answered_here(zero_gpu):
+    """Where the models are loaded (this process, on ZeroGPU): no worker, no GPU asked for."""
+    before = len(zero_gpu.calls)
+    models.get("encoder")
+    assert backend.model_is_loaded("encoder") is True
+    assert "encoder" in {info.role for info in backend.model_memory().models}
+    assert len(zero_gpu.calls) == before
+
+
 def test_a_student_s_mistake_crosses_as_a_worded_message(zero_gpu):
     with pytest.raises(InputError) as raised:
         backend.fill_mask("No gap in this sentence.")
@@ -81,7 +95,7 @@ def test_a_student_s_mistake_crosses_as_a_worded_message(zero_gpu):
     with text.use("ko"):
         korean = str(raised.value)
     assert "[MASK]" in english and korean != english and "[MASK]" in korean
-    assert zero_gpu.calls[-1][0] == "fill_mask"
+    assert zero_gpu.calls[-1][0] is backend.CALLS["fill_mask"]
 
 
 def test_a_picked_model_is_loaded_here_before_the_call(zero_gpu, hub_models, monkeypatch):
@@ -116,14 +130,14 @@ def test_stop_ends_the_worker_and_frees_the_gpu(zero_gpu, monkeypatch):
 
 
 # The guided path's calls (assets/examples.json's guided_path, one per step: bench/zerogpu_lesson.py plays them
-# through the app) as the dispatcher passes them to `gpu.duration`.
+# through the app) as the dispatcher passes them to `Entry.duration`.
 GUIDED_PATH = [
     ("fill_mask", ("The cat sat on the [MASK].",), {"top_k": 5}),
     ("mlm_corruption", ("The quick brown fox jumps over the lazy dog.",), {"seed": 0}),
     ("input_representation", ("My dog is cute.", "He likes playing."), {}),
     ("next_sentence", ("The man went to the store.", "He bought a gallon of milk."), {}),
     ("attention", ("The animal didn't cross the street because it was too tired.", "encoder"), {}),
-    ("submit", ("Artificial intelligence is", backend.GenerationSettings("greedy", max_new_tokens=40)), {}),
+    ("submit_generation", ("Artificial intelligence is", backend.GenerationSettings("greedy", max_new_tokens=40)), {}),
     ("next_token", ("The capital of France is", 1.0, 0, 0.9), {}),
     ("causal_lm", ("The capital of France is Paris.",), {}),
     ("compare", ("I went to the bank to deposit cash.",), {}),
@@ -143,23 +157,25 @@ def test_each_call_asks_for_a_duration_that_fits_it(zero_gpu):
     backend.generate("Once", "beam", max_new_tokens=200, num_beams=4)
     backend.explain_classify("Great film.", steps=4)
     (_, call), (_, short), (_, long), (_, explain) = zero_gpu.calls[-4:]
-    assert call == gpu.CALL_SECONDS <= 6 and explain == gpu.EXPLAIN_SECONDS <= 10  # base-size models, as dispatched
-    assert gpu.START_SECONDS < short < long == gpu.START_SECONDS + LIMITS.generation_seconds  # the budget caps it
+    assert call == dispatch.CALL_SECONDS <= 6 and explain == dispatch.EXPLAIN_SECONDS <= 10  # base-size, as dispatched
+    assert dispatch.START_SECONDS < short < long == dispatch.START_SECONDS + LIMITS.generation_seconds  # budget caps it
 
     def asks(name, *args, **kwargs):
-        return gpu.duration(name, args, kwargs)
+        return backend.CALLS[name].duration(args, kwargs)
 
     # more for a bigger model: gpt2-medium and bert-large (~2.8x base) get their passes' allowance scaled
     medium, large = "openai-community/gpt2-medium", "google-bert/bert-large-uncased"
-    assert asks("logit_lens", "The cat", model_id=medium) >= gpu.START_SECONDS + 2.8 * (call - gpu.START_SECONDS)
+    start = dispatch.START_SECONDS
+    assert asks("logit_lens", "The cat", model_id=medium) >= start + 2.8 * (call - start)
     assert asks("attention", "The cat", "encoder", model_id=large) > asks("attention", "The cat", "encoder") == call
-    assert asks("explain_next_token", "The cat", model_id=medium) >= gpu.START_SECONDS + 2.8 * (explain - gpu.START_SECONDS)
+    assert asks("explain_next_token", "The cat", model_id=medium) >= start + 2.8 * (explain - start)
     assert asks("compare", "The cat") > call  # reads both roles' models
     # more for more tokens and more rows, whole seconds, never past the budget
-    tokens = [asks("submit", "Once", backend.GenerationSettings("top_p", max_new_tokens=n, num_return_sequences=rows))
-              for n, rows in ((40, 1), (80, 1), (80, 2), (256, 5))]
+    settings = [backend.GenerationSettings("top_p", max_new_tokens=n, num_return_sequences=rows)
+                for n, rows in ((40, 1), (80, 1), (80, 2), (256, 5))]
+    tokens = [asks("submit_generation", "Once", each) for each in settings]
     assert tokens == sorted(set(tokens)) and all(isinstance(seconds, int) for seconds in tokens)
-    assert tokens[1] >= gpu.START_SECONDS + 80 * 0.04 and tokens[-1] == gpu.START_SECONDS + LIMITS.generation_seconds
+    assert tokens[1] >= start + 80 * 0.04 and tokens[-1] == start + LIMITS.generation_seconds
 
     assert len(GUIDED_PATH) == len(examples()["guided_path"])
     declared = [asks(name, *args, **kwargs) for name, args, kwargs in GUIDED_PATH]
@@ -170,7 +186,7 @@ def test_the_defaults_are_placed_at_start_up(zero_gpu):
     from bg_demo import config
 
     models.STORE.clear()
-    gpu.place_defaults()
+    dispatch.place_defaults()
     assert all(models.is_loaded(role) for role in config.ROLES)
 
 
@@ -194,7 +210,7 @@ def test_the_app_s_endpoints_stream_and_explain_through_the_workers(zero_gpu, ma
         assert why[-1]["target"]["key"] == "note.explain.label"
     finally:
         demo.close()
-    assert {"fill_mask", "submit", "explain_classify"} <= {called for called, _ in zero_gpu.calls}
+    assert {"fill_mask", "submit_generation", "explain_classify"} <= called(zero_gpu)
     assert main_process_forwards == []
 
 
@@ -207,28 +223,66 @@ def refusing(zero_gpu):
 
 
 def test_zerogpu_s_refusal_reaches_the_student_in_its_words_and_the_page_s_language(refusing):
+    """The dispatcher lets ZeroGPU's refusal (a gr.Error from `spaces`) through as it is, from a call and from a
+    stream; the page words it in its reader's language with ZeroGPU's own words inside (`ui.page.failure`)."""
     import asyncio
 
     import gradio as gr
 
-    from bg_demo.ui import common
+    from bg_demo.ui import common, page
 
     async def stream():
         submit = lambda: backend.submit_generation("Once", backend.GenerationSettings("greedy", max_new_tokens=4))  # noqa: E731
         async for _ in common.stream("decoder", submit, "a-session"):
             pass
 
-    said = {}
-    for lang in ("en", "ko", "ja"):
-        with text.use(lang):
-            with pytest.raises(gr.Error) as called:
-                common.run("encoder", backend.fill_mask, "The [MASK] sat.")
-            with pytest.raises(gr.Error) as streamed:
-                asyncio.run(stream())
-        said[lang] = called.value.message
-        assert called.value.message == streamed.value.message == text.t("app.gpu_service", lang,
-                                                                       message="No GPU was available")
+    with pytest.raises(gr.Error) as called:
+        common.run("encoder", backend.fill_mask, "The [MASK] sat.")
+    with pytest.raises(gr.Error) as streamed:
+        asyncio.run(stream())
+    assert called.value.message == streamed.value.message == "No GPU was available"
+    said = {lang: page.failure(called.value, "fill_mask").render(lang) for lang in ("en", "ko", "ja")}
+    for lang, words in said.items():
+        assert words == text.t("app.gpu_service", lang, message="No GPU was available")
     assert len(set(said.values())) == 3  # one framing per language, ZeroGPU's own words inside each
+
+
+def test_zerogpu_s_refusal_is_said_beside_the_page_s_outputs_in_its_reader_s_language(refusing):
+    """What the student sees: a page's event (a call, and a stream) refused by ZeroGPU puts `app.gpu_service`, with
+    ZeroGPU's words inside, into the page's error box in the language the page is read in, leaves the outputs on
+    screen as they were, and keeps the refusal in the page's state (a language switch words it again from there)."""
+    import asyncio
+
+    import gradio as gr
+
+    from bg_demo.ui import fill_mask_tab, generate_tab, language, screen
+    from bg_demo.ui.common import plain
+    from bg_demo.ui.page import Reader, Shown
+
+    def handlers(tab) -> dict:
+        """The events of one tab's pages by their functions' names (`<compute>_in_page`)."""
+        with gr.Blocks() as demo:
+            tab.build(Reader(language.switch(), screen.box()))
+        return {getattr(event.fn, "__name__", None): event.fn for event in demo.fns.values()}
+
+    refusal = text.Text("app.gpu_service", message="No GPU was available")
+    fill_mask = handlers(fill_mask_tab)["compute_in_page"]
+    # a page event's values: its inputs, then the page's state (nothing shown yet), the language and the width
+    *outputs, box, shown = fill_mask("The [MASK] sat.", 3, "", None, "ko", 390, None, None)
+    assert box.visible and box.value == f"⚠️ {plain(refusal.render('ko'))}" and "No GPU was available" in box.value
+    assert all(output == gr.skip() for output in outputs)
+    assert isinstance(shown, Shown) and shown.result is None and shown.error == refusal
+
+    async def generated(lang):
+        generation = ["Once upon a time", "greedy", 4, 1.0, 50, 0.9, 4, 1, "", 0, 1.0, ""]
+        return [update async for update in generate(*generation, None, lang, 1280, None, None)]
+
+    generate = handlers(generate_tab)["generate_in_page"]
+
+    for lang in ("ja", "en"):
+        (*outputs, box, shown), = asyncio.run(generated(lang))  # one update: the refusal
+        assert box.visible and box.value == f"⚠️ {plain(refusal.render(lang))}"
+        assert all(output == gr.skip() for output in outputs) and shown.error == refusal
 
 
 def test_on_zerogpu_numpy_multiplies_matrices_on_one_thread(zero_gpu, monkeypatch):
@@ -237,11 +291,11 @@ def test_on_zerogpu_numpy_multiplies_matrices_on_one_thread(zero_gpu, monkeypatc
     import sys
     import types
 
-    monkeypatch.setenv(gpu.ENV, "true")
+    monkeypatch.setenv(placement.ENV, "true")
     monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
     monkeypatch.setitem(sys.modules, "spaces", types.SimpleNamespace(GPU=zero_gpu.GPU))  # `import spaces` finds it
     try:
-        gpu.prepare()
+        placement.prepare()
         assert os.environ.get("OPENBLAS_NUM_THREADS") == "1"
     finally:
-        gpu.prepare(zero_gpu)
+        placement.prepare(zero_gpu)

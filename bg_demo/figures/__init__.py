@@ -1,17 +1,18 @@
-"""Pure functions from backend results to Plotly figures; no figure here ever touches a model."""
+"""Pure functions from backend results to Plotly figures; no figure here ever touches a model.
+
+Every figure is `(result, look) -> figure`: `figures.X(result, look, ...)` draws `result` for the reader's
+`bg_demo.look.Look` (its language and page width), passed second and required, and reads nothing else: no context,
+no session, no gradio. `figures.fill_mask_bars(result, Look("ko", 390))` draws the Korean phone figure."""
 
 from bg_demo.figures.attention import (
     aggregate_heatmap,
     attention_figure,
-    causal_mask_figure,
-    future_share_bars,
     head_heatmap,
     head_lines,
     head_overview,
     layer_heads,
-    masked_both_bars,
-    same_word_lines,
 )
+from bg_demo.figures.compare import causal_mask_figure, future_share_bars, masked_both_bars, same_word_lines
 from bg_demo.figures.explain import explanation_rows
 from bg_demo.figures.generation import (
     beam_figure,

@@ -1,11 +1,12 @@
-"""Figures for attention: one head, a layer's heads, every head at a glance, lines, aggregates, and BERT beside GPT-2.
+"""Figures for attention: one head, a layer's heads, every head at a glance, lines, a focus window, aggregates.
 
 Heatmap axes are categories named by token and position ("bank #4": two tokens that print alike
 stay apart), so hovers name the whole token; tick labels are thinned and shortened (see axes.py).
 Weights go in as whole thousandths in uint16 numpy arrays, which plotly sends as base64: a 512 x 512 head is 0.7 MB
 (1.4 MB as float32, 3 MB as JSON lists), and the hover still prints the weight to 3 decimals (see `_hover`). Maps
 over more than FULL_CELLS tokens a side, a layer's panels and the thumbnails of every head are max-pooled (see
-backend.attention.pool_max), and their hovers name the tokens each cell covers.
+backend.attention.pool_max), and their hovers name the tokens each cell covers. Each figure is drawn for the
+reader's `Look` (its language and page width), passed second. BERT beside GPT-2 is in compare.py.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from bg_demo.backend.attention import (
     pool_max,
     stats_of,
 )
-from bg_demo.figures import screen
 from bg_demo.figures.axes import (
     COLORBAR_ROOM,
     NARROW_LABEL_PX,
@@ -34,13 +34,11 @@ from bg_demo.figures.axes import (
     X_TITLE_ROOM,
     colorbar,
     label_depth,
-    labels_across,
     labels_down,
     labels_side_by_side,
-    layer_names,
     map_height,
     narrow_map_height,
-    percent_axis,
+    numbers_dtick,
     percent_ticks,
     plot_px,
     shorten,
@@ -49,37 +47,17 @@ from bg_demo.figures.axes import (
     token_names,
     token_x_axis,
     token_y_axis,
+    y_title,
 )
-from bg_demo.figures.style import (
-    LINE,
-    OKABE_ITO,
-    SUBPLOT_TITLE_SIZE,
-    axis_title_above,
-    base_layout,
-    font_size,
-    plain,
-    text_width,
-    top_margin,
-    wrap,
-)
-from bg_demo.figures.tasks import (
-    CHART_CHROME,
-    add_probability_bars,
-    bars_height,
-    bars_layout,
-    probability_top,
-    stacked_charts,
-)
-from bg_demo.text import t
+from bg_demo.figures.style import OKABE_ITO, base_layout, plain, text_width, top_margin
+from bg_demo.look import Look
 
 WEIGHTS_SCALE = "Viridis"  # perceptually even, colour-blind safe, light high weights stand out on a projector
 STATS_SCALE = "Cividis"  # a second scale, so the overview never reads as a weight map
-MASK_SCALE = [[0.0, "#E8E8E8"], [0.5, "#E8E8E8"], [0.5, OKABE_ITO["blue"]], [1.0, OKABE_ITO["blue"]]]
 # each statistic's hover format; its words are the texts "fig.attention.stat.<stat>" (hover, title) and
 # "fig.attention.stat_short.<stat>" (colour bar)
 STAT_FORMATS = {"entropy": ".2f", "to_special": ".1%", "to_previous": ".1%", "to_self": ".1%"}
 LINE_BINS = (0.02, 0.05, 0.1, 0.2, 0.4, 1.01)  # weights below the first are not drawn
-MODEL_COLOURS = {"encoder": OKABE_ITO["blue"], "decoder": OKABE_ITO["orange"]}
 PANEL_HEIGHT = 140  # px per row of the layer grid: three rows (twelve heads) fit MAX_HEIGHT
 GRID_CHROME = 170  # px around the grid: title, subplot titles, rotated key labels
 PANEL_TICK_LABELS = 8  # a ~140-px panel has room for about eight token labels
@@ -103,11 +81,11 @@ def thousandths(matrix) -> np.ndarray:
     return np.rint(np.clip(np.asarray(matrix, dtype=np.float32), 0.0, 1.0) * 1000).astype(np.uint16)
 
 
-def _hover(pooled: bool = False) -> str:
-    """A weight's hover, in the language served; the axes' categories name the tokens (a pooled cell's, all the
+def _hover(look: Look, pooled: bool = False) -> str:
+    """A weight's hover, in `look`'s language; the axes' categories name the tokens (a pooled cell's, all the
     tokens it covers, and its weight is the largest of them)."""
-    query, key = t("fig.attention.query"), t("fig.attention.key")
-    weight = t("fig.attention.largest" if pooled else "fig.attention.weight")
+    query, key = look.t("fig.attention.query"), look.t("fig.attention.key")
+    weight = look.t("fig.attention.largest" if pooled else "fig.attention.weight")
     return f"{query} %{{y}} → {key} %{{x}}<br>{weight} %{{z:{THOUSANDTHS_FORMAT}}}<extra></extra>"
 
 
@@ -133,17 +111,12 @@ def _weight_ticks(top: float) -> dict:
     return dict(tickmode="array", tickvals=[round(v * 1000) for v in values], ticktext=[f"{v:.{decimals}f}" for v in values])
 
 
-def model_name(role: str) -> str:
-    """"BERT (encoder)" or "GPT-2 (decoder)", in the language served."""
-    return t(f"fig.attention.model.{role}")
-
-
-def _coloraxis(top: float, below: float = 0.0) -> dict:
+def _coloraxis(top: float, look: Look, below: float = 0.0) -> dict:
     """The weights' colour axis, in thousandths up to the weight `top`, its ticks labelled as weights (its bar
     `below` the plot on a phone: see axes.colorbar)."""
     top = max(float(top), 0.001)
     return dict(colorscale=WEIGHTS_SCALE, cmin=0, cmax=round(top * 1000),
-                colorbar=colorbar(t("fig.attention.weight"), below, **_weight_ticks(top)))
+                colorbar=colorbar(look.t("fig.attention.weight"), look, below, **_weight_ticks(top)))
 
 
 def _strongest(matrix, rows, columns=None) -> dict:
@@ -154,124 +127,130 @@ def _strongest(matrix, rows, columns=None) -> dict:
     return dict(weight=f"{float(matrix[query, key]):.3f}", query=rows[query], key=columns[key])
 
 
-def _map_layout(fig, tokens, title: str, subtitle: str, alt: str, key_title: str, query_title: str, top=None):
+def map_layout(fig, look: Look, tokens, title: str, subtitle: str, alt: str, key_title: str, query_title: str,
+               top=None) -> None:
     """Keys across, queries down (query 0 on top), on axes whose categories are `token_names(tokens)`, coloured on
     a weight axis up to `top` (None: the trace has its own colours); as tall as the tokens need on a wide screen
     (see map_height). On a phone the map takes the whole width, about square, with upright key labels, short query
     labels, the rows named in the subtitle and the colour bar under it."""
-    if not screen.narrow():
-        fig.update_xaxes(**token_x_axis(tokens, plot_px(), angle=-60), type="category", title_text=key_title)
-        fig.update_yaxes(**token_y_axis(tokens, 0), type="category", autorange="reversed", title_text=query_title)
-        colours = dict(coloraxis=_coloraxis(top)) if top is not None else {}
-        fig.update_layout(**base_layout(map_height(len(tokens)), title, subtitle, alt=alt, **colours))
+    if not look.narrow:
+        fig.update_xaxes(**token_x_axis(tokens, look, plot_px(look), angle=-60), type="category",
+                         title_text=key_title)
+        fig.update_yaxes(**token_y_axis(tokens, look, 0), type="category", autorange="reversed",
+                         title_text=query_title)
+        colours = dict(coloraxis=_coloraxis(top, look)) if top is not None else {}
+        fig.update_layout(**base_layout(map_height(len(tokens)), look, title, subtitle, alt=alt, **colours))
         return
-    subtitle = subtitle or t("fig.attention.head_subtitle")  # the rows' axis has no room for a title beside it
-    xaxis = token_x_axis(tokens, plot_px(NARROW_LABEL_PX))
+    subtitle = subtitle or look.t("fig.attention.head_subtitle")  # the rows' axis has no room for a title beside it
+    xaxis = token_x_axis(tokens, look, plot_px(look, NARROW_LABEL_PX))
     under = label_depth(xaxis) + X_TITLE_ROOM  # the key labels and the axis title
     bottom = under + (COLORBAR_ROOM if top is not None else 0)
     chrome = top_margin(title, subtitle) + bottom
-    height = narrow_map_height(len(tokens), chrome)
-    colours = dict(coloraxis=_coloraxis(top, under / (height - chrome))) if top is not None else {}
+    height = narrow_map_height(len(tokens), look, chrome)
+    colours = dict(coloraxis=_coloraxis(top, look, under / (height - chrome))) if top is not None else {}
     fig.update_xaxes(**xaxis, type="category", title_text=key_title)
-    fig.update_yaxes(**token_y_axis(tokens, height - chrome), type="category", autorange="reversed")
-    fig.update_layout(**base_layout(height, title, subtitle, alt=alt, **colours))
+    fig.update_yaxes(**token_y_axis(tokens, look, height - chrome), type="category", autorange="reversed")
+    fig.update_layout(**base_layout(height, look, title, subtitle, alt=alt, **colours))
     fig.update_layout(margin_b=bottom)
 
 
-def _matrix_figure(matrix, tokens, title: str, subtitle: str = "", alt: str = "", block: int = 1) -> go.Figure:
+def _matrix_figure(matrix, look: Look, tokens, title: str, subtitle: str = "", alt: str = "",
+                   block: int = 1) -> go.Figure:
     """One (query, key) matrix as a heatmap filling the width, as tall as its rows need (see map_height); `block` > 1:
     the matrix is max-pooled, each cell covering block x block of `tokens`."""
     matrix = np.asarray(matrix, dtype=np.float32)  # (Q, K)
     names, labels = block_names(tokens, block), block_labels(tokens, block)
-    trace = go.Heatmap(z=thousandths(matrix), x=names, y=names, coloraxis="coloraxis", hovertemplate=_hover(block > 1))
+    trace = go.Heatmap(z=thousandths(matrix), x=names, y=names, coloraxis="coloraxis",
+                       hovertemplate=_hover(look, block > 1))
     fig = go.Figure(trace)
     said = list(tokens) if block == 1 else [plain(name) for name in names]  # a pooled cell by its tokens' span
-    alt = alt or t("fig.alt.map", title=title, n=len(tokens), **_strongest(matrix, said))
-    _map_layout(fig, labels, title, subtitle, alt, t("fig.attention.key_axis"), t("fig.attention.query_axis"),
-                matrix.max())
+    alt = alt or look.t("fig.alt.map", title=title, n=len(tokens), **_strongest(matrix, said))
+    map_layout(fig, look, labels, title, subtitle, alt, look.t("fig.attention.key_axis"),
+               look.t("fig.attention.query_axis"), matrix.max())
     fig.update_layout(separators=SEPARATORS)
     return fig
 
 
-def _pooled_subtitle(block: int, subtitle: str) -> str:
-    return t("fig.attention.pooled_subtitle", n=block) if block > 1 else subtitle
+def _pooled_subtitle(block: int, look: Look, subtitle: str) -> str:
+    return look.t("fig.attention.pooled_subtitle", n=block) if block > 1 else subtitle
 
 
-def head_heatmap(result, layer: int, head: int, hide_special: bool = False) -> go.Figure:
+def head_heatmap(result, look: Look, layer: int, head: int, hide_special: bool = False) -> go.Figure:
     """One head as a heatmap, at full resolution up to FULL_CELLS tokens (max-pooled above). result: an
     AttentionResult, weights (L, H, Q, K)."""
     data = attention_view(result, "head", layer, head, hide_special)
-    subtitle = _pooled_subtitle(data.block, t("fig.attention.head_subtitle"))
-    title = t("fig.attention.head_title", layer=data.layer, head=head)
-    return _matrix_figure(data.values, data.tokens, title, subtitle, block=data.block)
+    subtitle = _pooled_subtitle(data.block, look, look.t("fig.attention.head_subtitle"))
+    title = look.t("fig.attention.head_title", layer=data.layer, head=head)
+    return _matrix_figure(data.values, look, data.tokens, title, subtitle, block=data.block)
 
 
-def aggregate_heatmap(matrix, tokens, title: str, block: int = 1) -> go.Figure:
-    """A (Q, K) matrix made from many heads, e.g. their mean or the rollout."""
-    return _matrix_figure(matrix, tokens, title, _pooled_subtitle(block, ""), block=block)
+def aggregate_heatmap(matrix, look: Look, tokens, title: str, block: int = 1) -> go.Figure:
+    """A (Q, K) matrix made from many heads, e.g. their mean or the rollout; `title` is the caller's, in its words."""
+    return _matrix_figure(matrix, look, tokens, title, _pooled_subtitle(block, look, ""), block=block)
 
 
 def _spacing(rows: int) -> float:
     return min(0.08, 0.9 / (rows - 1)) if rows > 1 else 0.0  # make_subplots rejects more than 1 / (rows - 1)
 
 
-def _grid(n_heads: int) -> tuple[int, int, int, dict]:
+def _grid(n_heads: int, look: Look) -> tuple[int, int, int, dict]:
     """(columns, rows, height, make_subplots spacing) of the layer's small multiples: four to a row in MAX_HEIGHT on
     a wide screen; on a phone NARROW_COLUMNS to a row, each panel about square, as tall as that takes."""
-    if not screen.narrow():
+    if not look.narrow:
         cols = min(4, n_heads)
         rows = math.ceil(n_heads / cols)
         spacing = dict(horizontal_spacing=0.03, vertical_spacing=_spacing(rows))
         return cols, rows, GRID_CHROME + PANEL_HEIGHT * rows, spacing
     cols = min(NARROW_COLUMNS, n_heads)
     rows = math.ceil(n_heads / cols)
-    width = plot_px(NARROW_LABEL_PX)
+    width = plot_px(look, NARROW_LABEL_PX)
     panel = (width - PANEL_GAP * (cols - 1)) / cols
     grid = rows * panel + (rows - 1) * PANEL_TITLE_ROOM
     spacing = dict(horizontal_spacing=PANEL_GAP / width, vertical_spacing=PANEL_TITLE_ROOM / grid if rows > 1 else 0)
     return cols, rows, int(grid), spacing
 
 
-def layer_heads(result, layer: int, hide_special: bool = False) -> go.Figure:
+def layer_heads(result, look: Look, layer: int, hide_special: bool = False) -> go.Figure:
     """Every head of one layer as small multiples (four to a row; two on a phone), on one shared colour axis, each
     max-pooled to PANEL_CELLS a side; token labels (every k-th) on the left column and under the lowest panel of
     each column."""
     data = attention_view(result, "layer", layer, 0, hide_special)
     values, tokens, f = data.values, data.tokens, data.block  # (H, P, P)
     n_heads = values.shape[0]
-    narrow = screen.narrow()
-    cols, rows, grid, spacing = _grid(n_heads)
-    titles = [t("fig.attention.head_n", head=h) for h in range(n_heads)]
+    narrow = look.narrow
+    cols, rows, grid, spacing = _grid(n_heads, look)
+    titles = [look.t("fig.attention.head_n", head=h) for h in range(n_heads)]
     fig = make_subplots(rows, cols, subplot_titles=titles, **spacing)
     names, labels = block_names(tokens, f), block_labels(tokens, f)
-    weight_hover = _hover(f > 1)
+    weight_hover = _hover(look, f > 1)
     for h in range(n_heads):
         hover = f"{titles[h]}<br>" + weight_hover
         trace = go.Heatmap(z=thousandths(values[h]), x=names, y=names, coloraxis="coloraxis", hovertemplate=hover)
         fig.add_trace(trace, row=h // cols + 1, col=h % cols + 1)
     panel = (grid - (rows - 1) * PANEL_TITLE_ROOM) / rows if narrow else PANEL_HEIGHT
-    x_axis = token_x_axis(labels, panel, angle=-60, max_labels=PANEL_TICK_LABELS, show=False)
+    x_axis = token_x_axis(labels, look, panel, angle=-60, max_labels=PANEL_TICK_LABELS, show=False)
     fig.update_xaxes(**x_axis, type="category")
-    y_axis = token_y_axis(labels, panel, PANEL_TICK_LABELS, show=False)
+    y_axis = token_y_axis(labels, look, panel, PANEL_TICK_LABELS, show=False)
     fig.update_yaxes(**y_axis, type="category", autorange="reversed")
     for h in range(max(0, n_heads - cols), n_heads):  # the lowest panel of each column
         fig.update_xaxes(showticklabels=True, row=h // cols + 1, col=h % cols + 1)
     fig.update_yaxes(showticklabels=True, col=1)
-    title = t("fig.attention.layer_title", layer=data.layer, n_heads=n_heads)
+    title = look.t("fig.attention.layer_title", layer=data.layer, n_heads=n_heads)
     strongest = np.unravel_index(int(np.argmax(values)), values.shape)  # (head, query, key)
-    alt = t("fig.alt.layer_heads", title=title, n=len(tokens), head=int(strongest[0]),
+    alt = look.t("fig.alt.layer_heads", title=title, n=len(tokens), head=int(strongest[0]),
             **_strongest(values[strongest[0]], list(tokens) if f == 1 else [plain(n) for n in names]))
     top = float(values.max())
-    subtitle = _pooled_subtitle(f, "")
+    subtitle = _pooled_subtitle(f, look, "")
     if not narrow:
-        layout = base_layout(GRID_CHROME + PANEL_HEIGHT * rows, title, subtitle, subplot_titles=1, alt=alt,
-                             coloraxis=_coloraxis(top), separators=SEPARATORS)
+        layout = base_layout(GRID_CHROME + PANEL_HEIGHT * rows, look, title, subtitle, subplot_titles=1, alt=alt,
+                             coloraxis=_coloraxis(top, look), separators=SEPARATORS)
         fig.update_layout(**layout)
         return fig
     under = label_depth(x_axis)
     bottom = under + COLORBAR_ROOM
-    layout = base_layout(top_margin(title, subtitle, subplot_titles=1) + grid + bottom, title, subtitle,
-                         subplot_titles=1, alt=alt, coloraxis=_coloraxis(top, under / grid), separators=SEPARATORS)
+    layout = base_layout(top_margin(title, subtitle, subplot_titles=1) + grid + bottom, look, title, subtitle,
+                         subplot_titles=1, alt=alt, coloraxis=_coloraxis(top, look, under / grid),
+                         separators=SEPARATORS)
     fig.update_layout(**layout)
     fig.update_layout(margin_b=bottom)
     return fig
@@ -280,7 +259,7 @@ def layer_heads(result, layer: int, hide_special: bool = False) -> go.Figure:
 THUMB_GAP = 2  # empty cells between two thumbnails of the every-head view
 
 
-def every_head(result, hide_special: bool = False, selected=None) -> go.Figure:
+def every_head(result, look: Look, hide_special: bool = False, selected=None) -> go.Figure:
     """Every layer's and head's map at once, each a thumbnail max-pooled to THUMB_CELLS a side (a diagonal, a column
     on [SEP] stays sharp), tiled layers down and heads across in one heatmap; `selected` (layer, head) outlined."""
     data = attention_view(result, "heads", 0, 0, hide_special)
@@ -292,7 +271,7 @@ def every_head(result, hide_special: bool = False, selected=None) -> go.Figure:
         for head in range(n_heads):
             z[layer * step:layer * step + p, head * step:head * step + p] = thousandths(values[layer, head])
     spans = blocks(len(tokens), f)
-    layer_word, head_word = t("fig.attention.layer"), t("fig.attention.head")
+    layer_word, head_word = look.t("fig.attention.layer"), look.t("fig.attention.head")
 
     def names(count: int, word: str) -> list[str]:  # a cell's category: its layer (or head) and its tokens; gaps unique
         cells = []
@@ -307,70 +286,65 @@ def every_head(result, hide_special: bool = False, selected=None) -> go.Figure:
         return cells
 
     x, y = names(n_heads, head_word), names(n_layers, layer_word)
-    hover = f"%{{y}}<br>→ %{{x}}<br>{t('fig.attention.largest')} %{{z:{THOUSANDTHS_FORMAT}}}<extra></extra>"
+    hover = f"%{{y}}<br>→ %{{x}}<br>{look.t('fig.attention.largest')} %{{z:{THOUSANDTHS_FORMAT}}}<extra></extra>"
     fig = go.Figure(go.Heatmap(z=z, x=x, y=y, coloraxis="coloraxis", hovertemplate=hover, hoverongaps=False))
     if selected is not None:
         layer, head = selected
         box = dict(type="rect", xref="x", yref="y", x0=head * step - 1, x1=head * step + p,
                    y0=layer * step - 1, y1=layer * step + p)
         fig.add_shape(**box, line=dict(color=OKABE_ITO["vermillion"], width=3))
-    narrow = screen.narrow()
+    narrow = look.narrow
     centre = p // 2
 
     def ticks(count: int, px: float, across: bool) -> dict:
-        fit = labels_side_by_side([str(count - 1)], px, tick_font()["size"]) if across else labels_down(px)
+        fit = labels_side_by_side([str(count - 1)], px, tick_font(look)["size"]) if across else labels_down(px)
         every = max(1, math.ceil(count / max(fit, 1)))
         shown = range(0, count, every)
         return dict(tickmode="array", tickvals=[i * step + centre for i in shown], ticktext=[str(i) for i in shown],
-                    tickfont=tick_font(), showgrid=False, zeroline=False)
+                    tickfont=tick_font(look), showgrid=False, zeroline=False)
 
-    title = t("fig.attention.every_head_title", layers=n_layers, heads=n_heads)
-    subtitle = t("fig.attention.every_head_subtitle", n=f) if f > 1 else t("fig.attention.every_head_full")
+    title = look.t("fig.attention.every_head_title", layers=n_layers, heads=n_heads)
+    subtitle = look.t("fig.attention.every_head_subtitle", n=f) if f > 1 else look.t(
+        "fig.attention.every_head_full")
     strongest = np.unravel_index(int(np.nanargmax(z)), z.shape)
-    alt = t("fig.alt.every_head", title=title, layers=n_layers, heads=n_heads, n=len(tokens),
+    alt = look.t("fig.alt.every_head", title=title, layers=n_layers, heads=n_heads, n=len(tokens),
             layer=int(strongest[0] // step), head=int(strongest[1] // step))
-    width = plot_px(NARROW_LABEL_PX if narrow else 60)
+    width = plot_px(look, NARROW_LABEL_PX if narrow else 60)
     fig.update_xaxes(type="category", title_text=head_word, **ticks(n_heads, width, True))
     top = float(values.max())
     if not narrow:
         fig.update_yaxes(type="category", title_text=layer_word, autorange="reversed", **ticks(n_layers, 500, False))
-        fig.update_layout(**base_layout(map_height(n_layers * 3), title, subtitle, alt=alt, separators=SEPARATORS,
-                                        coloraxis=_coloraxis(top)))
+        fig.update_layout(**base_layout(map_height(n_layers * 3), look, title, subtitle, alt=alt,
+                                        separators=SEPARATORS, coloraxis=_coloraxis(top, look)))
         return fig
     chrome = top_margin(title, subtitle, subplot_titles=1) + OVERVIEW_BOTTOM
     rows_px = max(width * n_layers / n_heads, 8 * n_layers)
-    _y_title(fig, layer_word, True, type="category", autorange="reversed", **ticks(n_layers, rows_px, False))
-    layout = base_layout(int(chrome + rows_px), title, subtitle, subplot_titles=1, alt=alt, separators=SEPARATORS,
-                         coloraxis=_coloraxis(top, OVERVIEW_UNDER / rows_px))
+    y_title(fig, look, layer_word, type="category", autorange="reversed", **ticks(n_layers, rows_px, False))
+    layout = base_layout(int(chrome + rows_px), look, title, subtitle, subplot_titles=1, alt=alt,
+                         separators=SEPARATORS, coloraxis=_coloraxis(top, look, OVERVIEW_UNDER / rows_px))
     fig.update_layout(**layout)
     fig.update_layout(margin_b=OVERVIEW_BOTTOM)
     return fig
-
-
-def _numbers_dtick(n: int, px: float) -> int:
-    """A step for an axis of the numbers 0..n-1 whose labels, read across, fit side by side along `px`."""
-    fit = labels_side_by_side([str(n - 1)], px, tick_font()["size"])
-    return max(1, math.ceil(n / fit))
 
 
 OVERVIEW_UNDER = 24 + X_TITLE_ROOM  # on a phone: the heads' numbers and their title under the tiles
 OVERVIEW_BOTTOM = OVERVIEW_UNDER + COLORBAR_ROOM  # ... and the colour bar under them
 
 
-def _overview_rows_px(n_layers: int, title: str) -> float:
+def _overview_rows_px(n_layers: int, look: Look, title: str) -> float:
     """Px of a phone's overview plot (see narrow_map_height): its layers' axis is named above it."""
     chrome = top_margin(title, subplot_titles=1) + OVERVIEW_BOTTOM
-    return narrow_map_height(n_layers, chrome) - chrome
+    return narrow_map_height(n_layers, look, chrome) - chrome
 
 
-def head_overview(result, stat: str = "entropy", hide_special: bool = False, selected=None) -> go.Figure:
+def head_overview(result, look: Look, stat: str = "entropy", hide_special: bool = False, selected=None) -> go.Figure:
     """Every (layer, head) as a tile coloured by one statistic; `selected` (layer, head) is outlined."""
     values = getattr(stats_of(result, hide_special), stat)  # (L, H)
     fmt = STAT_FORMATS[stat]
-    label, short = t(f"fig.attention.stat.{stat}"), t(f"fig.attention.stat_short.{stat}")
-    layer_word, head_word = t("fig.attention.layer"), t("fig.attention.head")
+    label, short = look.t(f"fig.attention.stat.{stat}"), look.t(f"fig.attention.stat_short.{stat}")
+    layer_word, head_word = look.t("fig.attention.layer"), look.t("fig.attention.head")
     n_layers, n_heads = values.shape
-    title = t("fig.attention.overview_title", stat=label)
+    title = look.t("fig.attention.overview_title", stat=label)
     ticks = percent_ticks(float(np.nanmax(values) - np.nanmin(values))) if "%" in fmt else {}
     fig = go.Figure(
         go.Heatmap(
@@ -378,7 +352,7 @@ def head_overview(result, stat: str = "entropy", hide_special: bool = False, sel
             colorscale=STATS_SCALE,
             xgap=3,
             ygap=3,
-            colorbar=colorbar(short, OVERVIEW_UNDER / _overview_rows_px(n_layers, title), **ticks),
+            colorbar=colorbar(short, look, OVERVIEW_UNDER / _overview_rows_px(n_layers, look, title), **ticks),
             hovertemplate=f"{layer_word} %{{y}}, {head_word} %{{x}}<br>{label}: %{{z:{fmt}}}<extra></extra>",
         )
     )
@@ -387,21 +361,21 @@ def head_overview(result, stat: str = "entropy", hide_special: bool = False, sel
         box = dict(type="rect", x0=head - 0.5, x1=head + 0.5, y0=layer - 0.5, y1=layer + 0.5)
         fig.add_shape(**box, line=dict(color=OKABE_ITO["vermillion"], width=4))
     top = np.unravel_index(int(np.argmax(np.nan_to_num(values, nan=-np.inf))), values.shape)  # NaN: no such query
-    alt = t("fig.alt.overview", title=title, layers=n_layers, heads=n_heads, layer=int(top[0]), head=int(top[1]),
+    alt = look.t("fig.alt.overview", title=title, layers=n_layers, heads=n_heads, layer=int(top[0]), head=int(top[1]),
             value=f"{float(values[top]):{fmt}}")
     axes = dict(showgrid=False, zeroline=False)
-    if not screen.narrow():
+    if not look.narrow:
         fig.update_xaxes(title_text=head_word, dtick=1, **axes)
         fig.update_yaxes(title_text=layer_word, dtick=1, autorange="reversed", **axes)
-        fig.update_layout(**base_layout(map_height(n_layers), title, alt=alt))
+        fig.update_layout(**base_layout(map_height(n_layers), look, title, alt=alt))
         return fig
     bottom = OVERVIEW_BOTTOM
-    rows_px = _overview_rows_px(n_layers, title)
-    fig.update_xaxes(title_text=head_word, dtick=_numbers_dtick(n_heads, plot_px(NARROW_LABEL_PX)), **axes)
-    _y_title(fig, layer_word, True, dtick=max(1, math.ceil(n_layers / labels_down(rows_px))), autorange="reversed",
-             **axes)
-    fig.update_layout(**base_layout(top_margin(title, subplot_titles=1) + rows_px + bottom, title, subplot_titles=1,
-                                    alt=alt))
+    rows_px = _overview_rows_px(n_layers, look, title)
+    fig.update_xaxes(title_text=head_word, dtick=numbers_dtick(n_heads, look, plot_px(look, NARROW_LABEL_PX)), **axes)
+    y_title(fig, look, layer_word, dtick=max(1, math.ceil(n_layers / labels_down(rows_px))), autorange="reversed",
+            **axes)
+    fig.update_layout(**base_layout(top_margin(title, subplot_titles=1) + rows_px + bottom, look, title,
+                                    subplot_titles=1, alt=alt))
     fig.update_layout(margin_b=bottom)
     return fig
 
@@ -413,14 +387,14 @@ def _segments(queries, keys) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
-def head_lines(result, layer: int, head: int, hide_special: bool = False) -> go.Figure:
+def head_lines(result, look: Look, layer: int, head: int, hide_special: bool = False) -> go.Figure:
     """bertviz-style lines: tokens in two columns, a line from each query (left) to each key (right),
     thicker and darker for larger weights. Weights under LINE_BINS[0] are left out, and past LINES_MAX lines only the
     strongest are drawn. On a phone every token gets its own line of text (the figure grows taller) and the columns
     leave the labels exactly the room they take; a label thinned away is still named in the hover of its row."""
     data = attention_view(result, "lines", layer, head, hide_special)
     matrix, tokens = data.values, data.tokens  # (Q, K)
-    narrow = screen.narrow()
+    narrow = look.narrow
     drawn = matrix >= LINE_BINS[0]
     if int(drawn.sum()) > LINES_MAX:  # the strongest LINES_MAX
         floor = np.partition(matrix.ravel(), -LINES_MAX)[-LINES_MAX]
@@ -437,18 +411,18 @@ def head_lines(result, layer: int, head: int, hide_special: bool = False) -> go.
     middle = dict(x=np.full(len(queries), 0.5, dtype=np.float32), y=((queries + keys) / 2).astype(np.float32))
     marker = dict(size=6, opacity=0)
     fig.add_trace(go.Scatter(**middle, mode="markers", marker=marker, hovertext=hover, hoverinfo="text"))
-    subtitle = t("fig.attention.lines_subtitle")
+    subtitle = look.t("fig.attention.lines_subtitle")
     if len(queries) < int((matrix >= LINE_BINS[0]).sum()):
-        subtitle = t("fig.attention.lines_thinned", n=len(queries), weight=f"{float(matrix[drawn].min()):.3f}")
-    title = t("fig.attention.head_title", layer=data.layer, head=head)
-    rows_px = min(max(plot_px(), LINES_ROW_PX * len(tokens)), LINES_MAX_PX) if narrow else None
+        subtitle = look.t("fig.attention.lines_thinned", n=len(queries), weight=f"{float(matrix[drawn].min()):.3f}")
+    title = look.t("fig.attention.head_title", layer=data.layer, head=head)
+    rows_px = min(max(plot_px(look), LINES_ROW_PX * len(tokens)), LINES_MAX_PX) if narrow else None
     shown = shown_positions(len(tokens), labels_down(rows_px)) if narrow else shown_positions(len(tokens))
-    font = tick_font()
+    font = tick_font(look)
     text = [plain(shorten(tokens[i], max_px=NARROW_UPRIGHT_PX if narrow else None, size=font["size"])) for i in shown]
     reach, gap = [-0.6, 1.6], 0.02  # the labels' room beside the lines, and their gap, in lines' lengths
     if narrow:  # exactly the room the longest label takes, and a little
         label = max((text_width(words, font["size"]) for words in text), default=0) + LINES_LABEL_GAP + 4
-        length = plot_px() - 2 * label
+        length = plot_px(look) - 2 * label
         reach, gap = [-label / length, 1 + label / length], LINES_LABEL_GAP / length
     for x, side in ((-gap, "middle left"), (1 + gap, "middle right")):  # apart from the lines' ends
         column = dict(x=np.full(len(shown), x), y=np.array(shown), text=text, textposition=side)
@@ -462,16 +436,17 @@ def head_lines(result, layer: int, head: int, hide_special: bool = False) -> go.
                                      hoverinfo="text"))
     fig.update_xaxes(visible=False, range=reach)
     fig.update_yaxes(visible=False, autorange="reversed")
-    alt = t("fig.alt.lines", title=title, n=len(tokens), **_strongest(matrix, tokens))
+    alt = look.t("fig.alt.lines", title=title, n=len(tokens), **_strongest(matrix, tokens))
     height = top_margin(title, subtitle) + rows_px + 20 if narrow else map_height(len(tokens))
-    fig.update_layout(**base_layout(height, title, subtitle, alt=alt, showlegend=False))
+    fig.update_layout(**base_layout(height, look, title, subtitle, alt=alt, showlegend=False))
     return fig
 
 
 FOCUS_STRIP_PX = 34  # px per chosen query in the focus view's strip across every key
 
 
-def focus_view(result, layer: int, head: int, hide_special: bool = False, query: int = 0, span: int = 1):
+def focus_view(result, look: Look, layer: int, head: int, hide_special: bool = False, query: int = 0,
+               span: int = 1) -> go.Figure:
     """A focus window on one head: the chosen queries' rows across every key (a strip, max-pooled past FULL_CELLS
     keys), and under it the map around them at full resolution, FOCUS_RADIUS tokens either side, the chosen rows
     outlined; every token named in the hover, the strongest keys in the subtitle."""
@@ -484,45 +459,46 @@ def focus_view(result, layer: int, head: int, hide_special: bool = False, query:
     names = token_names(tokens)
     strip_x = block_names(tokens, f)
     strip_y = names[first:last + 1]
-    narrow = screen.narrow()
+    narrow = look.narrow
     near_names = names[k0:k1 + 1]
     near_labels = list(tokens[k0:k1 + 1])
     strip_px = FOCUS_STRIP_PX * rows.shape[0]
-    map_px = plot_px(NARROW_LABEL_PX) if narrow else min(MAP_MAX_HEIGHT_FOCUS, 20 * len(near_names))
+    map_px = plot_px(look, NARROW_LABEL_PX) if narrow else min(MAP_MAX_HEIGHT_FOCUS, 20 * len(near_names))
     gap_px = 90  # the strip's key labels and the map's title between the two
-    fig = make_subplots(rows=2, cols=1, row_heights=[strip_px, map_px], vertical_spacing=gap_px / (strip_px + map_px + gap_px),
-                        subplot_titles=[t("fig.attention.focus_row", n=rows.shape[0]), t("fig.attention.focus_map",
-                                        radius=k1 - k0 + 1)])
+    titles = [look.t("fig.attention.focus_row", n=rows.shape[0]), look.t("fig.attention.focus_map", radius=k1 - k0 + 1)]
+    fig = make_subplots(rows=2, cols=1, row_heights=[strip_px, map_px],
+                        vertical_spacing=gap_px / (strip_px + map_px + gap_px), subplot_titles=titles)
     fig.add_trace(go.Heatmap(z=thousandths(strip), x=strip_x, y=strip_y, coloraxis="coloraxis",
-                             hovertemplate=_hover(f > 1)), row=1, col=1)
+                             hovertemplate=_hover(look, f > 1)), row=1, col=1)
     fig.add_trace(go.Heatmap(z=thousandths(around), x=near_names, y=near_names, coloraxis="coloraxis",
-                             hovertemplate=_hover()), row=2, col=1)
+                             hovertemplate=_hover(look)), row=2, col=1)
     outline = dict(type="rect", xref="x2 domain", yref="y2", x0=0, x1=1, y0=first - k0 - 0.5, y1=last - k0 + 0.5,
                    line=dict(color=OKABE_ITO["vermillion"], width=3))
     fig.add_shape(**outline)
     fig.update_xaxes(type="category", row=1, col=1,
-                     **token_x_axis(block_labels(tokens, f), plot_px(NARROW_LABEL_PX if narrow else 80), angle=-60))
+                     **token_x_axis(block_labels(tokens, f), look, plot_px(look, NARROW_LABEL_PX if narrow else 80),
+                                    angle=-60))
     fig.update_yaxes(type="category", row=1, col=1, autorange="reversed",
-                     **token_y_axis(list(tokens[first:last + 1]), strip_px))
-    fig.update_xaxes(type="category", row=2, col=1, title_text=t("fig.attention.key_axis"),
-                     **token_x_axis(near_labels, map_px, angle=-60))
+                     **token_y_axis(list(tokens[first:last + 1]), look, strip_px))
+    fig.update_xaxes(type="category", row=2, col=1, title_text=look.t("fig.attention.key_axis"),
+                     **token_x_axis(near_labels, look, map_px, angle=-60))
     fig.update_yaxes(type="category", row=2, col=1, autorange="reversed",
-                     **token_y_axis(near_labels, map_px))
+                     **token_y_axis(near_labels, look, map_px))
     order = np.argsort(-rows.max(axis=0))[:3]  # the keys the chosen queries weigh most
     strongest = ", ".join(f"{plain(tokens[k])} #{k} ({float(rows[:, k].max()):.3f})" for k in order)
-    title = t("fig.attention.focus_title", layer=data.layer, head=head, query=plain(tokens[first]), at=first)
-    subtitle = t("fig.attention.focus_subtitle", keys=strongest)
-    alt = t("fig.alt.focus", title=title, keys=strongest)
+    title = look.t("fig.attention.focus_title", layer=data.layer, head=head, query=plain(tokens[first]), at=first)
+    subtitle = look.t("fig.attention.focus_subtitle", keys=strongest)
+    alt = look.t("fig.alt.focus", title=title, keys=strongest)
     top = float(max(rows.max(), around.max()))
-    under = label_depth(token_x_axis(near_labels, map_px, angle=-60)) + X_TITLE_ROOM
+    under = label_depth(token_x_axis(near_labels, look, map_px, angle=-60)) + X_TITLE_ROOM
     height = top_margin(title, subtitle, subplot_titles=1) + strip_px + gap_px + map_px + under
     if not narrow:
-        fig.update_layout(**base_layout(height, title, subtitle, subplot_titles=1, alt=alt, separators=SEPARATORS,
-                                        coloraxis=_coloraxis(top)))
+        fig.update_layout(**base_layout(height, look, title, subtitle, subplot_titles=1, alt=alt,
+                                        separators=SEPARATORS, coloraxis=_coloraxis(top, look)))
         fig.update_layout(margin_b=under)
         return fig
-    fig.update_layout(**base_layout(height + COLORBAR_ROOM, title, subtitle, subplot_titles=1, alt=alt,
-                                    separators=SEPARATORS, coloraxis=_coloraxis(top, under / map_px)))
+    fig.update_layout(**base_layout(height + COLORBAR_ROOM, look, title, subtitle, subplot_titles=1, alt=alt,
+                                    separators=SEPARATORS, coloraxis=_coloraxis(top, look, under / map_px)))
     fig.update_layout(margin_b=under + COLORBAR_ROOM)
     return fig
 
@@ -530,181 +506,24 @@ def focus_view(result, layer: int, head: int, hide_special: bool = False, query:
 MAP_MAX_HEIGHT_FOCUS = 420  # px for the focus view's map on a wide screen: with the strip, a 768-px screen's room
 
 
-def attention_figure(result, view: str, layer: int = 0, head: int = 0, hide_special: bool = False, stat="entropy",
-                     query: int = 0, span: int = 1):
-    """The figure for one view of the attention tab (see backend.attention.VIEWS); bad choices raise InputError."""
+def attention_figure(result, look: Look, view: str, layer: int = 0, head: int = 0, hide_special: bool = False,
+                     stat="entropy", query: int = 0, span: int = 1) -> go.Figure:
+    """The figure for one view of the attention tab (see backend.attention.VIEWS), drawn for `look`; bad choices
+    raise InputError."""
     data = attention_view(result, view, layer, head, hide_special, stat, query, span)
     layer, head = data.layer, int(head)  # checked whole numbers: sliders may send 1.0
     if view == "head":
-        return head_heatmap(result, layer, head, hide_special)
+        return head_heatmap(result, look, layer, head, hide_special)
     if view == "focus":
-        return focus_view(result, layer, head, hide_special, query, span)
+        return focus_view(result, look, layer, head, hide_special, query, span)
     if view == "layer":
-        return layer_heads(result, layer, hide_special)
+        return layer_heads(result, look, layer, hide_special)
     if view == "heads":
-        return every_head(result, hide_special, selected=(layer, head))
+        return every_head(result, look, hide_special, selected=(layer, head))
     if view == "overview":
-        return head_overview(result, stat, hide_special, selected=(layer, head))
+        return head_overview(result, look, stat, hide_special, selected=(layer, head))
     if view == "lines":
-        return head_lines(result, layer, head, hide_special)
-    if view == "mean":
-        return aggregate_heatmap(data.values, data.tokens, t("fig.attention.mean_title", layer=layer), data.block)
-    return aggregate_heatmap(data.values, data.tokens, t("fig.attention.rollout_title", layer=layer), data.block)
-
-
-# --- BERT beside GPT-2 --------------------------------------------------------------------------
-
-
-MASK_CELLS = 128  # the causal mask is drawn at most this many cells a side (max-pooled: a cell is blue if any may)
-
-
-def causal_mask_figure(n_tokens: int, tokens=None) -> go.Figure:
-    """GPT-2's causal mask: query q may attend to key k only when k <= q (blue); the rest is masked. Past MASK_CELLS
-    tokens each cell covers several, blue where any of them may attend (the triangle is the same at any size)."""
-    tokens = list(tokens) if tokens is not None else [str(i) for i in range(n_tokens)]
-    mask, f = pool_max(np.tril(np.ones((n_tokens, n_tokens), dtype=np.uint8)), MASK_CELLS)  # (Q, K): 1 = may attend
-    names = block_names(tokens, f)
-    query, key = t("fig.attention.query"), t("fig.attention.key")
-    gap = 1 if len(names) <= 48 else 0  # cell borders while cells are wide enough to see them
-    trace = go.Heatmap(
-        z=mask, x=names, y=names, colorscale=MASK_SCALE, zmin=0, zmax=1, showscale=False, xgap=gap, ygap=gap,
-        hovertemplate=f"{query} %{{y}} → {key} %{{x}}: %{{z}}<extra>{t('fig.attention.mask_legend')}</extra>",
-    )
-    fig = go.Figure(trace)
-    title = t("fig.attention.mask_title")  # short enough for a phone
-    _map_layout(fig, block_labels(tokens, f), title, "", t("fig.alt.mask", title=title, n=n_tokens), key, query)
-    return fig
-
-
-def _below(rows: int = 1) -> tuple[dict, int]:
-    """A legend across the foot of a phone's figure, and the px of margin it takes (about `rows` rows of entries)."""
-    legend = dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0, xanchor="left")
-    return legend, 22 * rows + 8
-
-
-def _y_title(fig, text: str, narrow: bool, **axis) -> int:
-    """A y axis's title: beside it on a wide screen; on a phone across its top (returns the lines that takes)."""
-    if not narrow:
-        fig.update_yaxes(title_text=text, **axis)
-        return 0
-    fig.update_yaxes(**axis)
-    fig.add_annotation(**axis_title_above(text))
-    return 1
-
-
-def future_share_bars(result) -> go.Figure:
-    """Per layer, the share of attention going to tokens after the query, BERT beside GPT-2.
-    result: a CompareResult."""
-    fig = go.Figure()
-    layer_word = t("fig.attention.layer")
-    narrow = screen.narrow()
-    n_layers = max(len(result.encoder_future), len(result.decoder_future))
-    bar_px = plot_px(40) / max(n_layers, 1) * 0.8 / 2  # two bars a layer, 20% of each layer's room between groups
-    for role, shares in (("encoder", result.encoder_future), ("decoder", result.decoder_future)):
-        labels = [f"{share:.0%}" for share in shares]
-        fits = all(text_width(label, font_size()) <= bar_px + 4 for label in labels)  # read across, above its bar
-        fig.add_trace(
-            go.Bar(
-                x=np.arange(len(shares)),
-                y=np.asarray(shares, dtype=np.float32),
-                name=model_name(role),
-                marker_color=MODEL_COLOURS[role],
-                text=labels if fits else None,
-                textposition="outside",
-                hovertemplate=f"{model_name(role)}, {layer_word} %{{x}}: %{{y:.1%}}<extra></extra>",
-            )
-        )
-    top = max([*result.encoder_future, *result.decoder_future, 0.1])
-    fig.update_xaxes(title_text=layer_word, dtick=_numbers_dtick(n_layers, plot_px(40)) if narrow else 1)
-    above = _y_title(fig, t("fig.attention.future_axis"), narrow, **percent_axis(min(1.0, top * 1.25)))
-    title, subtitle = t("fig.attention.future_title"), t("fig.attention.future_subtitle")
-    alt = t("fig.alt.future", title=title, encoder=f"{max(result.encoder_future, default=0):.0%}",
-            decoder=f"{max(result.decoder_future, default=0):.0%}")
-    if not narrow:
-        legend = dict(orientation="h", y=-0.2)
-        fig.update_layout(**base_layout(380, title, subtitle, alt=alt, barmode="group", legend=legend))
-        return fig
-    legend, room = _below()
-    bottom = 24 + X_TITLE_ROOM + room
-    layout = base_layout(380 + LINE + room, title, subtitle, above, alt=alt, barmode="group", legend=legend)
-    fig.update_layout(**layout)
-    fig.update_layout(margin_b=bottom)
-    return fig
-
-
-def same_word_lines(result) -> go.Figure:
-    """Cosine similarity of the word's two vectors after every layer, one line per model.
-    result: a SameWordResult."""
-    fig = go.Figure()
-    narrow = screen.narrow()
-    tracks = (result.encoder, result.decoder)
-    for track in tracks:
-        encoder = track.role == "encoder"
-        fig.add_trace(
-            go.Scatter(
-                x=layer_names(len(track.similarity)),
-                y=np.asarray(track.similarity, dtype=np.float64),
-                mode="lines+markers",
-                name=model_name(track.role),
-                line=dict(color=MODEL_COLOURS[track.role], width=3, dash="solid" if encoder else "dot"),
-                marker=dict(size=9, symbol="circle" if encoder else "square"),
-                hovertemplate=f"{model_name(track.role)}, %{{x}}: %{{y:.4f}}<extra></extra>",
-            )
-        )
-    lowest = min(min(track.similarity) for track in tracks)
-    names = layer_names(max(len(track.similarity) for track in tracks))
-    if narrow:  # upright layer names, as many as fit
-        shown = shown_positions(len(names), labels_across(plot_px(40)))
-        ticks = dict(tickmode="array", tickvals=[names[i] for i in shown], ticktext=[names[i] for i in shown],
-                     tickangle=-90, tickfont=tick_font())
-    else:
-        ticks = {}
-    fig.update_xaxes(type="category", title_text=t("fig.attention.same_word_axis"), **ticks)
-    bottom = min(0.5, math.floor(10 * (lowest - 0.05)) / 10)
-    above = _y_title(fig, t("fig.attention.cosine"), narrow, range=[bottom, 1.02])
-    title = t("fig.attention.same_word_title", word=plain(result.word))
-    alt = t("fig.alt.same_word", word=result.word, encoder=f"{result.encoder.similarity[-1]:.2f}",
-            decoder=f"{result.decoder.similarity[-1]:.2f}")
-    if not narrow:
-        fig.update_layout(**base_layout(400, title, alt=alt, legend=dict(orientation="h", y=-0.3)))
-        return fig
-    legend, room = _below()
-    margin = label_depth(ticks) + X_TITLE_ROOM + room
-    fig.update_layout(**base_layout(top_margin(title, subplot_titles=above) + 240 + margin, title, subplot_titles=above,
-                                    alt=alt, legend=legend))
-    fig.update_layout(margin_b=margin)
-    return fig
-
-
-def masked_both_bars(result) -> go.Figure:
-    """BERT's guesses for the [MASK] (both sides) beside GPT-2's next tokens (left side only), best on top, on one
-    probability scale so the two read against each other. On a phone one above the other, each full width.
-    result: a MaskedBothResult."""
-    narrow = screen.narrow()
-    sides = (("encoder", "BERT", result.encoder, "both_encoder"), ("decoder", "GPT-2", result.decoder, "both_decoder"))
-    if narrow:  # one line each where it fits
-        titles = [wrap(f"{name}: {t('fig.attention.' + key)}", plot_px() - 8, SUBPLOT_TITLE_SIZE)
-                  for _, name, _, key in sides]
-    else:  # short lines, side by side
-        titles = [f"{name}:<br>{t('fig.attention.' + key)}" for _, name, _, key in sides]
-    lines = max(title.count("<br>") + 1 for title in titles)
-    bars = max(len(result.encoder), len(result.decoder))
-    best = {role: guesses[0] if guesses else None for role, _, guesses, _ in sides}
-    alt = t("fig.alt.masked_both", **{
-        role: t("fig.alt.guess", token=guess.token, score=f"{guess.score:.1%}") if guess else "–"
-        for role, guess in best.items()
-    })
-    if narrow:
-        layout = bars_layout(bars_height(bars, 2, subplot_titles=lines), subplot_titles=lines, alt=alt)
-        fig = stacked_charts(2, titles, layout, CHART_CHROME + LINE * (lines - 1))
-    else:
-        layout = base_layout(bars_height(bars, subplot_titles=lines), subplot_titles=lines, alt=alt)
-        fig = make_subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.18)
-    scores = [guess.score for _, _, guesses, _ in sides for guess in guesses]
-    top = probability_top(scores, plot_px() if narrow else plot_px() * 0.41)  # one scale for both models
-    for i, (role, _, guesses, _) in enumerate(sides):
-        tokens, values = [guess.token for guess in guesses], [guess.score for guess in guesses]
-        row, col = (i + 1, 1) if narrow else (1, i + 1)
-        add_probability_bars(fig, tokens, values, MODEL_COLOURS[role], row=row, col=col, top=top)
-    fig.update_layout(**layout)
-    return fig
+        return head_lines(result, look, layer, head, hide_special)
+    key = "fig.attention.mean_title" if view == "mean" else "fig.attention.rollout_title"
+    title = look.t(key, layer=layer)
+    return aggregate_heatmap(data.values, look, data.tokens, title, data.block)

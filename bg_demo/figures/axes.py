@@ -1,14 +1,14 @@
 """Axes every figure shares: token axes that stay legible at any length and width (labels thinned by the pixels they
 get), percent axes whose tick labels never repeat, colour bars that fit the screen, and map heights that follow the
-rows but fit a 768-px-high screen beside the controls (a phone, which scrolls, gets square maps)."""
+rows but fit a 768-px-high screen beside the controls (a phone, which scrolls, gets square maps). Whatever depends on
+the page's width or language takes the reader's `Look`, second after the data."""
 
 from __future__ import annotations
 
 import math
 
-from bg_demo.figures import screen
-from bg_demo.figures.style import NARROW_MARGIN, plain, text_width
-from bg_demo.text import t
+from bg_demo.figures.style import NARROW_MARGIN, axis_title_above, plain, text_width
+from bg_demo.look import Look
 
 MAP_MIN_HEIGHT = 260  # a map of two or three tokens keeps room for its title, labels and colour bar
 MAP_MAX_HEIGHT = 560  # 768-px screen - ~110 px of browser bar - ~100 px of tab bar: the whole map in sight
@@ -43,10 +43,10 @@ def token_names(tokens) -> list[str]:
     return [f"{plain(token)} #{i}" for i, token in enumerate(tokens)]
 
 
-def layer_names(n: int) -> list[str]:
-    """Names for the embeddings and the n - 1 layers after them, in the language served: "embeddings",
+def layer_names(n: int, look: Look) -> list[str]:
+    """Names for the embeddings and the n - 1 layers after them, in `look`'s language: "embeddings",
     "layer 0" … (0-based, as in Attention)."""
-    return [t("fig.axes.embeddings")] + [t("fig.axes.layer", layer=i) for i in range(n - 1)]
+    return [look.t("fig.axes.embeddings")] + [look.t("fig.axes.layer", layer=i) for i in range(n - 1)]
 
 
 def shorten(token: str, max_chars: int = MAX_LABEL_CHARS, max_px: float | None = None, size: float = 11) -> str:
@@ -57,8 +57,8 @@ def shorten(token: str, max_chars: int = MAX_LABEL_CHARS, max_px: float | None =
     return token
 
 
-def tick_font() -> dict:
-    return NARROW_TICK_FONT if screen.narrow() else TICK_FONT
+def tick_font(look: Look) -> dict:
+    return NARROW_TICK_FONT if look.narrow else TICK_FONT
 
 
 def labels_across(px: float) -> int:
@@ -77,9 +77,10 @@ def labels_side_by_side(labels, px: float, size: float) -> int:
     return max(1, int(px // (widest + LABEL_GAP_PX)))
 
 
-def plot_px(label_px: float = 0) -> float:
-    """About how many px of the figure's width the plot takes, given `label_px` for labels beside it."""
-    return screen.plot_width() - label_px - (2 * NARROW_MARGIN if screen.narrow() else 20)
+def plot_px(look: Look, label_px: float = 0) -> float:
+    """About how many px of the figure's width the plot takes on `look`'s page, given `label_px` for labels beside
+    it."""
+    return look.plot_width - label_px - (2 * NARROW_MARGIN if look.narrow else 20)
 
 
 def shown_positions(n: int, max_labels: int = MAX_TICK_LABELS) -> range:
@@ -89,6 +90,7 @@ def shown_positions(n: int, max_labels: int = MAX_TICK_LABELS) -> range:
 
 def token_axis(
     tokens,
+    look: Look,
     max_labels: int = MAX_TICK_LABELS,
     show: bool = True,
     max_chars: int = MAX_LABEL_CHARS,
@@ -99,7 +101,7 @@ def token_axis(
 
     Works for numeric positions and for categories named by `token_names` alike."""
     shown = shown_positions(len(tokens), max_labels)
-    font = tick_font()
+    font = tick_font(look)
     return dict(
         tickmode="array",
         tickvals=[i + TICK_NUDGE for i in shown],
@@ -111,28 +113,29 @@ def token_axis(
     )
 
 
-def token_x_axis(tokens, px: float, angle: int = -45, max_labels: int = MAX_TICK_LABELS, **options) -> dict:
+def token_x_axis(tokens, look: Look, px: float, angle: int = -45, max_labels: int = MAX_TICK_LABELS,
+                 **options) -> dict:
     """A token axis across `px` of plot: on a phone upright labels, as many as fit and shortened to
     NARROW_UPRIGHT_PX; elsewhere at `angle`, at most `max_labels`."""
-    if screen.narrow():
-        return dict(**token_axis(tokens, labels_across(px), max_px=NARROW_UPRIGHT_PX, **options), tickangle=-90)
-    return dict(**token_axis(tokens, max_labels, **options), tickangle=angle)
+    if look.narrow:
+        return dict(**token_axis(tokens, look, labels_across(px), max_px=NARROW_UPRIGHT_PX, **options), tickangle=-90)
+    return dict(**token_axis(tokens, look, max_labels, **options), tickangle=angle)
 
 
-def token_y_axis(tokens, px: float, max_labels: int = MAX_TICK_LABELS, **options) -> dict:
+def token_y_axis(tokens, look: Look, px: float, max_labels: int = MAX_TICK_LABELS, **options) -> dict:
     """A token axis down `px` of plot: on a phone as many labels as fit, shortened to NARROW_LABEL_PX."""
-    if screen.narrow():
-        return token_axis(tokens, min(max_labels, labels_down(px)), max_px=NARROW_LABEL_PX, **options)
-    return token_axis(tokens, max_labels, **options)
+    if look.narrow:
+        return token_axis(tokens, look, min(max_labels, labels_down(px)), max_px=NARROW_LABEL_PX, **options)
+    return token_axis(tokens, look, max_labels, **options)
 
 
-def colorbar(title: str, below: float = 0.0, **options) -> dict:
+def colorbar(title: str, look: Look, below: float = 0.0, **options) -> dict:
     """A colour bar: beside the plot on a wide screen; on a phone across the plot's width under it, `below` (a
     fraction of the plot's height: what the x axis takes under the plot) lower than the plot's foot, so the plot
     keeps the width. Keep COLORBAR_ROOM for it in the bottom margin."""
-    if not screen.narrow():
+    if not look.narrow:
         return dict(title=dict(text=title), **options)
-    ends = 1 - 2 * COLORBAR_END_PX / plot_px(NARROW_LABEL_PX)  # room at each end for half a tick label
+    ends = 1 - 2 * COLORBAR_END_PX / plot_px(look, NARROW_LABEL_PX)  # room at each end for half a tick label
     return dict(  # paper coordinates: plotly 3 draws the title over the bar of a colour bar placed in the container's
         title=dict(text=title, side="top"),
         orientation="h",
@@ -158,13 +161,13 @@ def label_depth(axis: dict) -> int:
 NARROW_ROW_MIN_PX, NARROW_MAP_MAX_PX = 6, 900
 
 
-def narrow_map_height(rows: int, chrome: int) -> int:
+def narrow_map_height(rows: int, look: Look, chrome: int) -> int:
     """A phone's map: about square cells across the plot's width (rows get at least 6 px, up to 900 px), plus
     `chrome` px. Past 150 rows no row can have its 6 px: the map is drawn square, as its cells are (a 512-token map
     900 px tall and 300 px wide only stretches the pattern)."""
     if NARROW_ROW_MIN_PX * rows > NARROW_MAP_MAX_PX:
-        return int(chrome + plot_px(NARROW_LABEL_PX))
-    return int(chrome + min(max(plot_px(NARROW_LABEL_PX), NARROW_ROW_MIN_PX * rows), NARROW_MAP_MAX_PX))
+        return int(chrome + plot_px(look, NARROW_LABEL_PX))
+    return int(chrome + min(max(plot_px(look, NARROW_LABEL_PX), NARROW_ROW_MIN_PX * rows), NARROW_MAP_MAX_PX))
 
 
 def percent_ticks(span: float, ticks: int = PERCENT_TICKS) -> dict:
@@ -177,6 +180,22 @@ def percent_ticks(span: float, ticks: int = PERCENT_TICKS) -> dict:
     return dict(tick0=0, dtick=step, tickformat=f".{decimals}%")
 
 
-def percent_axis(top: float) -> dict:
+def percent_axis(top: float, look: Look) -> dict:
     """A 0..top probability axis in percent (see `percent_ticks`); about four steps on a phone."""
-    return dict(range=[0, top], **percent_ticks(top, 4 if screen.narrow() else PERCENT_TICKS))
+    return dict(range=[0, top], **percent_ticks(top, 4 if look.narrow else PERCENT_TICKS))
+
+
+def numbers_dtick(n: int, look: Look, px: float) -> int:
+    """A step for an axis of the numbers 0..n-1 whose labels, read across, fit side by side along `px`."""
+    fit = labels_side_by_side([str(n - 1)], px, tick_font(look)["size"])
+    return max(1, math.ceil(n / fit))
+
+
+def y_title(fig, look: Look, text: str, **axis) -> int:
+    """A y axis's title: beside it on a wide screen; on a phone across its top (returns the lines that takes)."""
+    if not look.narrow:
+        fig.update_yaxes(title_text=text, **axis)
+        return 0
+    fig.update_yaxes(**axis)
+    fig.add_annotation(**axis_title_above(text))
+    return 1

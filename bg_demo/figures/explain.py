@@ -5,10 +5,9 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from bg_demo.figures import screen
 from bg_demo.figures.axes import COLORBAR_ROOM, colorbar, label_depth, plot_px, token_names, token_x_axis
 from bg_demo.figures.style import OKABE_ITO, base_layout, plain, text_width, top_margin
-from bg_demo.text import t
+from bg_demo.look import Look
 
 ROWS = ("attention", "gradient_x_input", "integrated_gradients")  # each named by the text "fig.explain.row.<row>"
 ROW_HEIGHT = 60  # px per row of highlights: a token's text fits inside its cell
@@ -28,19 +27,19 @@ def _normalised(values) -> np.ndarray:
     return values / top if top > 0 else values
 
 
-def explanation_rows(result) -> go.Figure:
+def explanation_rows(result, look: Look) -> go.Figure:
     """Three rows over the same tokens: attention from the prediction's position(s), gradient × input and
     integrated gradients of its probability; each row scaled to its own largest magnitude (hover: the raw
     value). On a phone the rows take the whole width, each named above it, the tokens written in the cells wide
     enough for them, the colour bar under the map. result: an Explanation."""
-    narrow = screen.narrow()
+    narrow = look.narrow
     raw = np.array([result.attention, result.gradient_x_input, result.integrated_gradients], dtype=np.float64)
     z = np.stack([_normalised(row) for row in raw])
     names = token_names(result.tokens)
-    rows = [t(f"fig.explain.row.{row}") for row in ROWS]
-    cell_px = plot_px() / max(len(result.tokens), 1)
+    rows = [look.t(f"fig.explain.row.{row}") for row in ROWS]
+    cell_px = plot_px(look) / max(len(result.tokens), 1)
     tokens = [plain(token) for token in result.tokens]
-    xaxis = dict(**token_x_axis(result.tokens, plot_px()), type="category")
+    xaxis = dict(**token_x_axis(result.tokens, look, plot_px(look)), type="category")
     grid = len(ROWS) * (NARROW_ROW + NARROW_ROW_GAP)  # a phone's rows, each with the gap above it
     if narrow:
         tokens = [token if text_width(token, CELL_SIZE) <= cell_px - 4 else "" for token in tokens]
@@ -50,21 +49,22 @@ def explanation_rows(result) -> go.Figure:
             z=z.tolist(), x=names, y=rows, customdata=raw.tolist(), text=[tokens] * len(ROWS),
             texttemplate="%{text}", colorscale=SCALE, zmin=-1, zmax=1, xgap=2,
             ygap=NARROW_ROW_GAP if narrow else 4, textfont=dict(size=CELL_SIZE) if narrow else None,
-            colorbar=colorbar(t("fig.explain.colorbar"), **scale),
+            colorbar=colorbar(look.t("fig.explain.colorbar"), look, **scale),
             hovertemplate="%{y}<br>%{x}: %{customdata:.4g}<extra></extra>",
         )
     )
-    head = t("fig.explain.mean_heads") if result.head is None else t("fig.explain.head_n", head=result.head)
-    target = t(result.target.key, **result.target.values)  # the backend names what it explains as data
-    title = t("fig.explain.title", target=plain(target), score=f"{result.score:.1%}")
-    subtitle = t("fig.explain.subtitle", layer=result.layer, head=head, steps=result.steps)
+    head = look.t("fig.explain.mean_heads") if result.head is None else look.t("fig.explain.head_n", head=result.head)
+    target = look.t(result.target.key, **result.target.values)  # the backend names what it explains as data
+    title = look.t("fig.explain.title", target=plain(target), score=f"{result.score:.1%}")
+    subtitle = look.t("fig.explain.subtitle", layer=result.layer, head=head, steps=result.steps)
     credited = int(np.argmax(raw[2])) if raw.shape[1] else 0
-    alt = t("fig.alt.explain", title=t("fig.explain.title", target=target, score=f"{result.score:.1%}"),
+    alt = look.t("fig.alt.explain", title=look.t("fig.explain.title", target=target, score=f"{result.score:.1%}"),
             n=len(result.tokens), token=result.tokens[credited] if result.tokens else "")
     if not narrow:
         fig.update_layout(
-            **base_layout(CHROME + ROW_HEIGHT * len(ROWS), title, subtitle, alt=alt), xaxis=dict(xaxis, tickangle=-45),
-            yaxis=dict(autorange="reversed", showgrid=False, title=t("fig.explain.rows_axis")),
+            **base_layout(CHROME + ROW_HEIGHT * len(ROWS), look, title, subtitle, alt=alt),
+            xaxis=dict(xaxis, tickangle=-45),
+            yaxis=dict(autorange="reversed", showgrid=False, title=look.t("fig.explain.rows_axis")),
         )
         return fig
     for i, name in enumerate(rows):  # each row's name in the gap above it, from the left edge
@@ -73,6 +73,6 @@ def explanation_rows(result) -> go.Figure:
     bottom = label_depth(xaxis) + COLORBAR_ROOM
     height = top_margin(title, subtitle) + NARROW_ROW_GAP // 2 + grid + bottom
     yaxis = dict(autorange="reversed", showgrid=False, showticklabels=False, zeroline=False)
-    fig.update_layout(**base_layout(height, title, subtitle, alt=alt), xaxis=xaxis, yaxis=yaxis)
+    fig.update_layout(**base_layout(height, look, title, subtitle, alt=alt), xaxis=xaxis, yaxis=yaxis)
     fig.update_layout(margin_b=bottom, margin_t=fig.layout.margin.t + NARROW_ROW_GAP // 2)
     return fig

@@ -7,7 +7,7 @@ import html
 import re
 import unicodedata
 
-from bg_demo.figures import screen
+from bg_demo.look import Look
 
 # Okabe & Ito (2008): distinguishable with every common colour-vision deficiency
 OKABE_ITO = {
@@ -120,27 +120,27 @@ def lines(text: str) -> int:
     return text.count("<br>") + 1 if text else 0
 
 
-def font_size() -> int:
-    return NARROW_FONT_SIZE if screen.narrow() else FONT["size"]
+def font_size(look: Look) -> int:
+    return NARROW_FONT_SIZE if look.narrow else FONT["size"]
 
 
-def title_size() -> int:
-    return NARROW_TITLE_SIZE if screen.narrow() else TITLE_FONT["size"]
+def title_size(look: Look) -> int:
+    return NARROW_TITLE_SIZE if look.narrow else TITLE_FONT["size"]
 
 
-def title_width() -> float:
+def title_width(look: Look) -> float:
     """Px a title line may take: the figure's width less the title's indent and a little room at the right."""
-    return screen.plot_width() - (2 * 8 if screen.narrow() else 0.05 * screen.plot_width() + 8)
+    return look.plot_width - (2 * 8 if look.narrow else 0.05 * look.plot_width + 8)
 
 
-def max_height() -> int:
-    return NARROW_MAX_HEIGHT if screen.narrow() else MAX_HEIGHT
+def max_height(look: Look) -> int:
+    return NARROW_MAX_HEIGHT if look.narrow else MAX_HEIGHT
 
 
-def _multiline_rise() -> int:
+def _multiline_rise(look: Look) -> int:
     """Px plotly raises a title of several lines anchored at its top above where one line would start (measured:
     11 px at 16 px), which the title's padding gives back so that it stays clear of the badge."""
-    return round(0.75 * title_size())
+    return round(0.75 * title_size(look))
 
 
 def top_margin(title: str = "", subtitle: str = "", subplot_titles: int = 0) -> int:
@@ -148,22 +148,23 @@ def top_margin(title: str = "", subtitle: str = "", subplot_titles: int = 0) -> 
     return BADGE_CLEARANCE + TITLE_PAD + LINE * (lines(title) + lines(subtitle) + subplot_titles) + TITLE_GAP
 
 
-def base_layout(height: int, title: str = "", subtitle: str = "", subplot_titles: int = 0, alt: str = "",
+def base_layout(height: int, look: Look, title: str = "", subtitle: str = "", subplot_titles: int = 0, alt: str = "",
                 **overrides) -> dict:
-    """The shared layout: a height (at most `max_height()`; the width follows the page), the title and its subtitle
-    wrapped to the width drawn for and pinned under gradio's label badge, a top margin that keeps them and any
-    subplot titles clear of it, and `meta.alt`: the figure said in a sentence or two, for a screen reader.
+    """The shared layout for `look`'s page: a height (at most `max_height(look)`; the width follows the page), the
+    title and its subtitle wrapped to the width drawn for and pinned under gradio's label badge, a top margin that
+    keeps them and any subplot titles clear of it, and `meta.alt`: the figure said in a sentence or two, for a
+    screen reader.
 
     `height` counts one line for the title and one for the subtitle; more lines, once wrapped, add to it."""
-    narrow = screen.narrow()
-    title = wrap(title, title_width(), title_size()) if title else ""
-    subtitle = wrap(subtitle, title_width(), SUBTITLE_SIZE) if subtitle else ""
-    rise = _multiline_rise() if lines(title) > 1 else 0
+    narrow = look.narrow
+    title = wrap(title, title_width(look), title_size(look)) if title else ""
+    subtitle = wrap(subtitle, title_width(look), SUBTITLE_SIZE) if subtitle else ""
+    rise = _multiline_rise(look) if lines(title) > 1 else 0
     height += LINE * (max(0, lines(title) - 1) + max(0, lines(subtitle) - 1)) + rise
-    height = int(min(height, max_height()))
+    height = int(min(height, max_height(look)))
     side = NARROW_MARGIN if narrow else 10
     layout = dict(
-        font=dict(FONT, size=font_size()),
+        font=dict(FONT, size=font_size(look)),
         template="plotly_white",
         height=height,
         margin=dict(l=side, r=side, t=top_margin(title, subtitle, subplot_titles), b=10),
@@ -173,7 +174,7 @@ def base_layout(height: int, title: str = "", subtitle: str = "", subplot_titles
         top = 1 - BADGE_CLEARANCE / height  # container fraction: the title's top edge just under the badge
         pad = TITLE_PAD + rise
         layout["title"] = dict(
-            text=title, subtitle=dict(text=subtitle, font=dict(size=SUBTITLE_SIZE)), font=dict(size=title_size()),
+            text=title, subtitle=dict(text=subtitle, font=dict(size=SUBTITLE_SIZE)), font=dict(size=title_size(look)),
             yref="container", y=top, yanchor="top", pad=dict(t=pad),
         )
         layout["margin"]["t"] += rise

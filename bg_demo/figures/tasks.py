@@ -7,10 +7,9 @@ from __future__ import annotations
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from bg_demo.figures import screen
 from bg_demo.figures.axes import percent_axis, plot_px, shorten, token_axis
 from bg_demo.figures.style import OKABE_ITO, base_layout, font_size, plain, text_width, top_margin
-from bg_demo.text import t
+from bg_demo.look import Look
 
 BAR_HEIGHT = 26  # px per bar: a 15-px label and the gap to the next
 NARROW_BAR_HEIGHT = 38  # px per bar on a phone: the bar, and its label above it in the gap
@@ -24,26 +23,28 @@ ZERO_LABEL_PX = 16  # px left of a phone's bars: half of the "0%" tick label und
 COLOURS = (OKABE_ITO["blue"], OKABE_ITO["orange"])  # charts one above the other alternate colours
 
 
-def bar_px() -> int:
-    return NARROW_BAR_HEIGHT if screen.narrow() else BAR_HEIGHT
+def bar_px(look: Look) -> int:
+    return NARROW_BAR_HEIGHT if look.narrow else BAR_HEIGHT
 
 
-def bars_height(bars: int, charts: int = 1, title: str = "", subplot_titles: int = 0) -> int:
-    """Pixel height for `charts` charts of `bars` bars each (base_layout caps it at max_height())."""
-    room = NARROW_BARGAP / 2 * bar_px() if screen.narrow() else 0  # the first bar's label
-    return top_margin(title, subplot_titles=subplot_titles) + charts * int(CHART_CHROME + bar_px() * bars + room)
+def bars_height(bars: int, look: Look, charts: int = 1, title: str = "", subplot_titles: int = 0) -> int:
+    """Pixel height for `charts` charts of `bars` bars each (base_layout caps it at max_height(look))."""
+    room = NARROW_BARGAP / 2 * bar_px(look) if look.narrow else 0  # the first bar's label
+    return top_margin(title, subplot_titles=subplot_titles) + charts * int(CHART_CHROME + bar_px(look) * bars + room)
 
 
-def probability_top(scores, px: float | None = None) -> float:
-    """The end of a 0..top percent axis `px` long on which the largest score's bar and its percent label beside it
-    both fit: at least TEXT_ROOM past it, more where the label takes more of a short axis."""
+def probability_top(scores, look: Look, px: float | None = None) -> float:
+    """The end of a 0..top percent axis `px` long (by default the page's plot) on which the largest score's bar and
+    its percent label beside it both fit: at least TEXT_ROOM past it, more where the label takes more of a short
+    axis."""
     best = max((float(score) for score in scores), default=0.0)
-    px = px or plot_px()
-    label = text_width(f"{best:.1%}", font_size()) + 8
+    px = px or plot_px(look)
+    label = text_width(f"{best:.1%}", font_size(look)) + 8
     return max(min(1.0, best * TEXT_ROOM), best * px / max(px - label, 1)) or 1.0  # past 100% only for a label
 
 
-def add_probability_bars(fig: go.Figure, labels, scores, colour: str, row=None, col=None, top=None) -> None:
+def add_probability_bars(fig: go.Figure, look: Look, labels, scores, colour: str, row=None, col=None,
+                         top=None) -> None:
     """Horizontal bars of probabilities in the given order (best first: on top), the percent beside each bar, on a
     0..`top` axis (by default one that fits them: see probability_top).
 
@@ -64,10 +65,10 @@ def add_probability_bars(fig: go.Figure, labels, scores, colour: str, row=None, 
         row=row,
         col=col,
     )
-    top = top or probability_top(scores)
-    fig.update_xaxes(**percent_axis(top), title_text=t("fig.tasks.probability"), row=row, col=col)
-    if not screen.narrow():
-        axis = token_axis(labels, max_chars=BAR_LABEL_CHARS)
+    top = top or probability_top(scores, look)
+    fig.update_xaxes(**percent_axis(top, look), title_text=look.t("fig.tasks.probability"), row=row, col=col)
+    if not look.narrow:
+        axis = token_axis(labels, look, max_chars=BAR_LABEL_CHARS)
         fig.update_yaxes(**axis, autorange="reversed", row=row, col=col)
         return
     # each label above its bar, from the bar's start: the bars keep the width and the labels read whole
@@ -78,7 +79,7 @@ def add_probability_bars(fig: go.Figure, labels, scores, colour: str, row=None, 
     refs = dict(xref="x", yref="y") if row is None else {}
     for i, label in enumerate(labels):
         fig.add_annotation(
-            text=plain(shorten(str(label), BAR_LABEL_CHARS, plot_px() - 20, LABEL_SIZE)),
+            text=plain(shorten(str(label), BAR_LABEL_CHARS, plot_px(look) - 20, LABEL_SIZE)),
             x=0,
             y=i - (1 - NARROW_BARGAP) / 2,
             xanchor="left",
@@ -104,45 +105,48 @@ def stacked_charts(rows: int, titles: list[str], layout: dict, gap: int = CHART_
     return make_subplots(rows=rows, cols=1, subplot_titles=titles, vertical_spacing=_spacing(layout, rows, gap))
 
 
-def bargap() -> float:
-    return NARROW_BARGAP if screen.narrow() else 0.25
+def bargap(look: Look) -> float:
+    return NARROW_BARGAP if look.narrow else 0.25
 
 
-def bars_layout(height: int, title: str = "", subplot_titles: int = 0, alt: str = "", **overrides) -> dict:
+def bars_layout(height: int, look: Look, title: str = "", subplot_titles: int = 0, alt: str = "",
+                **overrides) -> dict:
     """base_layout for bar charts; on a phone the left margin holds half of the "0%" under the bars' start."""
-    layout = base_layout(height, title, subplot_titles=subplot_titles, alt=alt, bargap=bargap(), **overrides)
-    if screen.narrow():
+    layout = base_layout(height, look, title, subplot_titles=subplot_titles, alt=alt, bargap=bargap(look), **overrides)
+    if look.narrow:
         layout["margin"]["l"] = ZERO_LABEL_PX
     return layout
 
 
-def _guess(token, score) -> str:
-    return t("fig.alt.guess", token=token, score=f"{score:.1%}")
+def guess_words(guess, look: Look) -> str:
+    """A guess (anything with `token` and `score`) as the text alternatives name it: "'bank' (61.0%)"."""
+    return look.t("fig.alt.guess", token=guess.token, score=f"{guess.score:.1%}")
 
 
-def fill_mask_bars(result) -> go.Figure:
+def fill_mask_bars(result, look: Look) -> go.Figure:
     """One horizontal bar chart per mask (top to bottom in text order), best guess on top.
 
     result: a FillMaskResult; its `masks` is (M masks) x (k predictions) with token and score."""
     n_masks = len(result.masks)
-    titles = [t("fig.tasks.mask_of", i=i + 1, n=n_masks) if n_masks > 1 else "[MASK]" for i in range(n_masks)]
-    height = bars_height(max(len(choices) for choices in result.masks), n_masks, subplot_titles=1)
-    best = ", ".join(_guess(choices[0].token, choices[0].score) for choices in result.masks if choices)
-    alt = t("fig.alt.fill_mask", n=n_masks, best=best)
-    layout = bars_layout(height, subplot_titles=1, alt=alt)
+    titles = [look.t("fig.tasks.mask_of", i=i + 1, n=n_masks) if n_masks > 1 else "[MASK]" for i in range(n_masks)]
+    height = bars_height(max(len(choices) for choices in result.masks), look, n_masks, subplot_titles=1)
+    best = ", ".join(guess_words(choices[0], look) for choices in result.masks if choices)
+    alt = look.t("fig.alt.fill_mask", n=n_masks, best=best)
+    layout = bars_layout(height, look, subplot_titles=1, alt=alt)
     fig = stacked_charts(n_masks, titles, layout)
     for row, choices in enumerate(result.masks, start=1):
         tokens, scores = [choice.token for choice in choices], [choice.score for choice in choices]
-        add_probability_bars(fig, tokens, scores, COLOURS[(row - 1) % 2], row=row, col=1)
+        add_probability_bars(fig, look, tokens, scores, COLOURS[(row - 1) % 2], row=row, col=1)
     fig.update_layout(**layout)
     return fig
 
 
-def label_bars(scores: dict[str, float], title: str = "") -> go.Figure:
+def label_bars(scores: dict[str, float], look: Look, title: str = "") -> go.Figure:
     """Every label's probability (sentiment, next sentence, …) as fill_mask_bars draws a mask's guesses."""
     ranked = sorted(scores.items(), key=lambda item: -item[1])  # best first; ties keep their order
     fig = go.Figure()
-    add_probability_bars(fig, [label for label, _ in ranked], [score for _, score in ranked], COLOURS[0])
-    alt = t("fig.alt.labels", n=len(ranked), best=_guess(*ranked[0]) if ranked else "")
-    fig.update_layout(**bars_layout(bars_height(len(ranked), title=title), title, alt=alt))
+    add_probability_bars(fig, look, [label for label, _ in ranked], [score for _, score in ranked], COLOURS[0])
+    best = look.t("fig.alt.guess", token=ranked[0][0], score=f"{ranked[0][1]:.1%}") if ranked else ""
+    alt = look.t("fig.alt.labels", n=len(ranked), best=best)
+    fig.update_layout(**bars_layout(bars_height(len(ranked), look, title=title), look, title, alt=alt))
     return fig

@@ -10,7 +10,6 @@ it explicitly (tests, scripts).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache
@@ -22,7 +21,6 @@ NAMES = {"en": "English", "ko": "한국어", "ja": "日本語"}  # each language
 DEFAULT = "en"
 
 _explicit: ContextVar[str | None] = ContextVar("bg_demo_language", default=None)
-_resolver: Callable[[], str | None] | None = None
 
 
 @cache
@@ -44,21 +42,10 @@ def language(tag) -> str:
     return DEFAULT
 
 
-def set_resolver(resolver: Callable[[], str | None] | None) -> None:
-    """How to find the language of the request being served when none is set with `use` (the UI's session)."""
-    global _resolver
-    _resolver = resolver
-
-
 def current() -> str:
+    """The language `use` set for what is running, else English."""
     explicit = _explicit.get()
-    if explicit is not None:
-        return explicit
-    if _resolver is not None:
-        found = _resolver()
-        if found:
-            return language(found)
-    return DEFAULT
+    return explicit if explicit is not None else DEFAULT
 
 
 @contextmanager

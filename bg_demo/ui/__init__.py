@@ -9,17 +9,18 @@ import threading
 
 import gradio as gr
 
-from bg_demo import gpu
+from bg_demo import dispatch
 from bg_demo.ui import (
     attention_tab,
     classify_tab,
-    common,
     compare_tab,
     entities_tab,
     fill_mask_tab,
     generate_tab,
+    gradio_compat,
     language,
     next_sentence_tab,
+    page,
     payloads,
     pretraining_tab,
     qa_tab,
@@ -30,6 +31,7 @@ from bg_demo.ui import (
     view,
 )
 from bg_demo.ui.links import Links
+from bg_demo.ui.session import SESSIONS
 from bg_demo.ui.strings import ASSETS, I18N, t
 
 # in teaching order after "Start here": BERT's tasks, GPT-2, then what is inside both
@@ -52,7 +54,8 @@ HEARTBEAT_SECONDS = "2"  # Gradio notices a closed page at its next heartbeat (1
 
 
 def build_demo() -> gr.Blocks:
-    # a closed tab's generation is cancelled when Gradio notices the page is gone (see common.leave);
+    gradio_compat.check_version()  # the Gradio its private names were checked against, or a clear refusal
+    # a closed tab's generation is cancelled when Gradio notices the page is gone (see `session.Sessions.leave`);
     # a heartbeat every 2 s costs each open page a few bytes
     os.environ.setdefault("GRADIO_HEARTBEAT_INTERVAL", HEARTBEAT_SECONDS)
     # delete_cache: files made for downloads are removed after an hour, so a busy Space does not fill its disk
@@ -61,18 +64,20 @@ def build_demo() -> gr.Blocks:
     with gr.Blocks(title=TITLE, fill_width=True, delete_cache=(3600, 3600)) as demo:
         with gr.Row(equal_height=True, elem_classes=["bg-header"]):
             gr.Markdown(t("app.heading"), elem_classes=["bg-intro"])
-            switch = language.switch()
+            reader = page.Reader(language.switch(), screen.box())
         # every tab stays in the bar, on as many lines as the screen needs, instead of a "…" menu
         with gr.Tabs(overflow_behavior="wrap", elem_classes=["bg-main-tabs"]) as tabs:
             steps = start_tab.build()
-            pages = [page.under(tabs, tab.TAB_ID) for tab in TABS for page in tab.build()]
+            pages = [p.under(tabs, tab.TAB_ID) for tab in TABS for p in tab.build(reader)]
         Links(pages).wire(demo, steps)
-        screen.wire(demo)
-        demo.unload(common.leave)
-        demo.unload(language.forget)
-        language.wire(demo, switch, strings.TABLES)
-    demo.queue(max_size=serving.QUEUE_SIZE, default_concurrency_limit=CONCURRENCY)
-    serving.make_fair(demo._queue)
+        screen.wire(demo, reader)
+        language.wire(demo, reader, strings.TABLES)
+        # a closed tab's generations are cancelled when Gradio notices the page is gone
+        demo.unload(SESSIONS.leave)
+    # api_open=False: no endpoint runs around the queue (`/run/<name>`), so its fair turn and shares hold (a Space's
+    # default; elsewhere Gradio opens them)
+    demo.queue(max_size=serving.QUEUE_SIZE, default_concurrency_limit=CONCURRENCY, api_open=False)
+    serving.make_fair(demo)
     payloads.describe(demo)  # the "Use via API" page in words, with examples that run
     return demo
 
@@ -93,6 +98,7 @@ def launch_options() -> dict:
     return dict(theme=gr.themes.Soft(primary_hue="blue", font=serving.FONTS, font_mono=serving.MONO_FONTS),
                 css_paths=[ASSETS / "style.css"], i18n=I18N,
                 head=language.HEAD + screen.HEAD + view.HEAD, state_session_capacity=serving.SESSION_CAPACITY, enable_monitoring=False,
+                max_file_size=serving.MAX_FILE_SIZE,
                 app_kwargs={"middleware": middleware})
 
 
@@ -107,11 +113,11 @@ def exit_on_sigterm() -> None:
 def launch(demo: gr.Blocks | None = None, **kwargs) -> None:
     """Start the server; GRADIO_SERVER_NAME and GRADIO_SERVER_PORT apply unless given here. With a Ray address
     (`ray_address`, else BG_DEMO_RAY_ADDRESS) every model call goes to that cluster (`bg_demo.cluster`); on ZeroGPU
-    the roles' default models are placed first, as ZeroGPU wants them (see `bg_demo.gpu`)."""
+    the roles' default models are placed first, as ZeroGPU wants them (see `bg_demo.placement`)."""
     from bg_demo.cluster import client
 
     exit_on_sigterm()
     client.connect(kwargs.pop("ray_address", None))
-    gpu.place_defaults()
+    dispatch.place_defaults()
     demo = demo or build_demo()
     demo.launch(**{k: v for k, v in kwargs.items() if v is not None}, **launch_options())

@@ -13,9 +13,12 @@ import gradio as gr
 
 from bg_demo import config, figures
 from bg_demo.backend.attention import FOCUS_MAX_QUERIES, HEAD_STATS, VIEWS, AttentionResult, attention_view
+from bg_demo.errors import InputError
 from bg_demo.figures.style import OKABE_ITO
+from bg_demo.look import Look
 from bg_demo.ui import attention_store, common, downloads
 from bg_demo.ui.links import Follows, Page
+from bg_demo.ui.page import Task, failure, hide_error, show_error
 from bg_demo.ui.strings import every_language, t
 from bg_demo.ui.view import intro
 
@@ -23,24 +26,27 @@ ROLES = ("encoder", "decoder")
 log = logging.getLogger(__name__)
 
 
-def notice(result) -> str:
+def notice(result, look: Look) -> str:
     layers, heads = result.shape[:2] if hasattr(result, "shape") else result.weights.shape[:2]
     model = config.public_name(result.model_id)  # a local folder by its name, never its path on the server
-    read = t("attention.read", model=model, n=len(result.tokens), layers=layers, heads=heads)
+    read = look.t("attention.read", model=model, n=len(result.tokens), layers=layers, heads=heads)
     if not result.truncated:
         return read
-    return f"{read} {t('attention.truncated', total=result.n_tokens_total, shown=len(result.tokens))}"
+    return f"{read} {look.t('attention.truncated', total=result.n_tokens_total, shown=len(result.tokens))}"
 
 
-def show(text: str, role: str, model: str | None = None, progress=gr.Progress()):
+def show(text: str, role: str, model: str | None = None, progress=None):
     # a model of the other role (an example may switch the role an instant before the picker follows) means the
     # role's default, which the picker then shows (see `ran`); any other id goes to the backend, which refuses one
     # it does not offer for the role, naming those it does
     leftover = {value for other in ROLES if other != role for _, value in common.model_choices(other)}
     model = None if not model or model in leftover else model
-    ref = common.run(role, attention_store.shared().open, text, role, model_id=model, progress=progress)
-    marks = [t("attention.special") if special else None for special in ref.special]
-    return ref, notice(ref), common.token_view(ref.tokens, marks), named(ref.summary())
+    return common.run(role, attention_store.shared().open, text, role, model_id=model, progress=progress)
+
+
+def render(ref, look: Look):
+    marks = [look.t("attention.special") if special else None for special in ref.special]
+    return notice(ref, look), common.token_view(ref.tokens, marks), named(ref.summary())
 
 
 MODEL_KEYS = ("model_id", "encoder_id", "decoder_id")  # where a result names the model that made it
@@ -54,8 +60,11 @@ def named(data):
     return [named(value) for value in data] if isinstance(data, list) else data
 
 
-def fit_sliders(ref, layer: int, head: int, query: int):
+def fit_sliders(shown, layer: int, head: int, query: int):
     """The sliders' ranges for the model just run; a choice beyond them moves to the last layer, head or token."""
+    ref = getattr(shown, "result", None)
+    if ref is None:
+        return gr.skip(), gr.skip(), gr.skip()
     n_layers, n_heads, n_tokens = ref.shape[:3]
     return (
         gr.Slider(maximum=n_layers - 1, value=min(int(layer), n_layers - 1)),
@@ -72,10 +81,8 @@ def maps(ref):
     return common.run(ref.role, attention_store.shared().result, ref)
 
 
-def draw(ref, view: str, layer: int, head: int, hide: bool, stat: str, query: int = 0, span: int = 1):
-    if ref is None:
-        return None
-    return common.run(ref.role, figures.attention_figure, maps(ref), view, layer, head, hide, stat, query, span)
+def draw(ref, look: Look, view: str, layer: int, head: int, hide: bool, stat: str, query: int = 0, span: int = 1):
+    return figures.attention_figure(maps(ref), look, view, layer, head, hide, stat, query, span)
 
 
 def focus_controls(view: str):
@@ -83,16 +90,22 @@ def focus_controls(view: str):
     return gr.Slider(visible=view == "focus"), gr.Slider(visible=view == "focus")
 
 
-def export(ref, view: str, layer: int, head: int, hide: bool, stat: str, query: int = 0, span: int = 1):
-    if ref is None:
-        raise gr.Error(t("attention.run_first"), print_exception=False)
-    data = common.run(ref.role, attention_view, maps(ref), view, layer, head, hide, stat, query, span)
+def export(shown, lang: str, width, view: str, layer: int, head: int, hide: bool, stat: str, query: int = 0,
+           span: int = 1):
+    """The view on screen as files, or a message in the error box (no result yet, a disk that refused them)."""
+    look = Look(lang, width)
+    ref = getattr(shown, "result", None)
     try:
-        return write_files(data, f"attention-{ref.role}-{view}-layer{data.layer}")
+        if ref is None:
+            raise InputError("attention.run_first")
+        data = attention_view(maps(ref), view, layer, head, hide, stat, query, span)
+        return write_files(data, f"attention-{ref.role}-{view}-layer{data.layer}"), hide_error()
     except OSError as exc:  # a full disk, an unwritable temporary folder: said beside the button, without its path
         log.warning("the attention export could not be written: %s", exc)
-        reason = exc.strerror or type(exc).__name__
-        raise gr.Error(t("error.export_failed", reason=reason), print_exception=False) from None
+        error = InputError("error.export_failed", reason=exc.strerror or type(exc).__name__)
+    except Exception as exc:
+        error = failure(exc, "attention export")
+    return gr.skip(), show_error(look.words(error))
 
 
 def write_files(data, stem: str) -> list[str]:
@@ -112,9 +125,10 @@ def models_of(role: str, model: str | None = None):
     return gr.Dropdown(choices=choices, value=model if model in values else "")
 
 
-def ran(result):
+def ran(shown):
     """The role and the model that made the result on screen, as the radio and the picker show them ("" for the
     role's default), so the page never names one model while showing another's attention."""
+    result = getattr(shown, "result", None)
     if result is None:
         return gr.skip(), gr.skip()
     others = [value for _, value in common.model_choices(result.role)[1:]]
@@ -133,7 +147,7 @@ def _label_models(block: gr.Examples) -> None:
 TAB_ID = "attention"
 
 
-def build() -> list[Page]:
+def build(reader) -> list[Page]:
     with gr.Tab(t("attention.tab"), id=TAB_ID):
         intro("attention.about")
         with gr.Row():
@@ -146,15 +160,15 @@ def build() -> list[Page]:
                 # the role's models only: choosing the other role swaps them (`models_of`)
                 model = common.model_picker("encoder", label=t("attention.model"))
                 button = gr.Button(t("attention.run"), variant="primary")
-        state = gr.State(None, time_to_live=common.STATE_SECONDS)  # the weights every redraw reads
         summary = gr.Markdown(render=False)
         tokens = gr.HighlightedText(  # a page of 512 tokens scrolls in its own box, so the map stays near the top
             label=t("attention.tokens"), color_map=dict.fromkeys(every_language("attention.special"), OKABE_ITO["sky"]),
             render=False, elem_classes=["bg-token-list"],
         )
         raw = gr.JSON(render=False)
-        task = common.Task(show, {"text": text, "role": role, "model": model}, [state, summary, tokens, raw], page_id=TAB_ID,
-                           api_name="attention")
+        task = Task(reader, show, render, {"text": text, "role": role, "model": model}, [summary, tokens, raw],
+                    page_id=TAB_ID, api_name="attention")
+        state = task.state  # the weights every redraw reads (a `Ref`: see attention_store)
         for block in task.examples("attention"):  # a row's model by its label, whichever role it is for
             _label_models(block)
         task.render([summary, tokens])
@@ -178,26 +192,20 @@ def build() -> list[Page]:
         with gr.Accordion(t("common.raw"), open=False):
             raw.render()
 
-        controls = [state, view, layer, head, hide, stat, query, span]
+        controls = [view, layer, head, hide, stat, query, span]
         view_fields = {"view": view, "layer": layer, "head": head, "hide": hide, "stat": stat, "query": query,
                        "span": span}
         page = task.wire(button, text, fields=view_fields)
         page.follows = (Follows("model", "role", common.model_choices),)  # a link's role and model agree
-        redraw = common.shown_inline(draw, 1)  # its errors (and the export's) go to the page's error box too
+        redraw, inputs, outputs = task.view(
+            draw, [plot], controls, [view.input, layer.input, head.input, hide.input, stat.input, query.input,
+                                     span.input], trigger_mode="always_last")
         state.change(fit_sliders, [state, layer, head, query], [layer, head, query], api_visibility="private").then(
-            redraw, controls, [plot, task.error], api_visibility="private"
-        )
-        gr.on(
-            [view.input, layer.input, head.input, hide.input, stat.input, query.input, span.input],
-            redraw,
-            controls,
-            [plot, task.error],
-            api_visibility="private",
-            trigger_mode="always_last",
+            redraw, inputs, outputs, api_visibility="private"
         )
         view.change(focus_controls, view, [query, span], api_visibility="private", queue=False)
         # any change of role (a click, an example, a link) swaps the picker's models; a result names what made it
         role.change(models_of, [role, model], model, api_visibility="private", queue=False)
         state.change(ran, state, [role, model], api_visibility="private", queue=False)
-        export_button.click(common.shown_inline(export, 1), controls, [files, task.error], api_visibility="private")
+        export_button.click(export, [state, *reader.inputs, *controls], [files, task.error], api_visibility="private")
     return [page]

@@ -7,20 +7,25 @@ import gradio as gr
 from bg_demo import backend
 from bg_demo.backend.entities import STRATEGIES
 from bg_demo.figures.style import ENTITY_COLOURS
+from bg_demo.look import Look
 from bg_demo.ui import common, why
 from bg_demo.ui.links import Page
+from bg_demo.ui.page import Task
 from bg_demo.ui.strings import rows, t, table
 from bg_demo.ui.view import intro
 
 COLOURS = {**ENTITY_COLOURS, **{f"{p}-{k}": c for k, c in ENTITY_COLOURS.items() for p in "BI"}}
 
 
-def predict(text: str, aggregation: str, progress=gr.Progress()):
-    result = common.run("ner", backend.recognize_entities, text, aggregation, progress=progress)
+def compute(text: str, aggregation: str, progress=None):
+    return common.run("ner", backend.recognize_entities, text, aggregation, progress=progress)
+
+
+def render(result, look: Look):
     spans = [{"entity": e.label, "start": e.start, "end": e.end} for e in result.entities]
     found = [[e.label, e.text, round(e.score, 4), e.start, e.end] for e in result.entities]
     tags = common.token_view([tag.token for tag in result.tags], [tag.label for tag in result.tags])
-    return {"text": result.text, "entities": spans}, rows("ner.table_headers", found), tags, result.to_dict()
+    return {"text": result.text, "entities": spans}, rows("ner.table_headers", found, look), tags, result.to_dict()
 
 
 def explain(text: str, aggregation: str, entity: int, layer=None, head=None):
@@ -31,7 +36,7 @@ def explain(text: str, aggregation: str, entity: int, layer=None, head=None):
 TAB_ID = "ner"
 
 
-def build() -> list[Page]:
+def build(reader) -> list[Page]:
     with gr.Tab(t("ner.tab"), id=TAB_ID):
         intro("ner.about")
         with gr.Row():
@@ -43,17 +48,16 @@ def build() -> list[Page]:
         found = table("ner.table_headers", label=t("ner.table"), interactive=False, render=False)
         tags = gr.HighlightedText(label=t("ner.token_tags"), color_map=COLOURS, render=False)
         raw = gr.JSON(render=False)
-        task = common.Task(predict, {"text": text, "aggregation": aggregation}, [highlighted, found, tags, raw],
-                           page_id=TAB_ID, api_name="ner")
+        task = Task(reader, compute, render, {"text": text, "aggregation": aggregation},
+                    [highlighted, found, tags, raw], page_id=TAB_ID, api_name="ner")
         page = task.build(button, text, rows="ner")
         # another strategy regroups the same text at once
-        aggregation.input(task.handler, [text, aggregation], task.targets, api_visibility="private",
-                          trigger_mode="always_last", **task.options)
+        task.on(aggregation.input, trigger_mode="always_last")
         def which() -> dict:
             # no minimum: the backend names the range, from 1 as the box counts, in the page's language
             return {"entity": gr.Number(1, label=t("why.entity"), min_width=120)}
 
         # no link: the Attention tab shows the encoder, not this model
-        why.section(explain, {"text": text, "aggregation": aggregation}, page_id=TAB_ID, api_name="explain_entity",
+        why.section(reader, explain, {"text": text, "aggregation": aggregation}, page_id=TAB_ID, api_name="explain_entity",
                     link=None, choices=which)
     return [page]

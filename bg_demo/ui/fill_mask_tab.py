@@ -7,17 +7,22 @@ import gradio as gr
 from bg_demo import backend, figures
 from bg_demo.config import LIMITS
 from bg_demo.figures.style import OKABE_ITO
+from bg_demo.look import Look
 from bg_demo.ui import common, why
 from bg_demo.ui.links import Page
+from bg_demo.ui.page import Task
 from bg_demo.ui.strings import t
 from bg_demo.ui.view import intro
 
 
-def predict(text: str, top_k: int, model: str | None = None, progress=gr.Progress()):
-    result = common.run("encoder", backend.fill_mask, text, top_k, model_id=model or None, progress=progress)
+def compute(text: str, top_k: int, model: str | None = None, progress=None):
+    return common.run("encoder", backend.fill_mask, text, top_k, model_id=model or None, progress=progress)
+
+
+def render(result, look: Look):
     masks = set(result.mask_positions)
     labels = ["[MASK]" if i in masks else None for i in range(len(result.tokens))]
-    return result.filled, figures.fill_mask_bars(result), common.token_view(result.tokens, labels), result.to_dict()
+    return result.filled, figures.fill_mask_bars(result, look), common.token_view(result.tokens, labels), result.to_dict()
 
 
 def explain(text: str, mask: int, guess: int, layer=None, head=None, model=None, top_k=5):
@@ -39,7 +44,7 @@ def _which() -> dict:
 TAB_ID = "fill_mask"
 
 
-def build() -> list[Page]:
+def build(reader) -> list[Page]:
     with gr.Tab(t("fill_mask.tab"), id=TAB_ID):
         intro("fill_mask.about")
         with gr.Row():
@@ -55,9 +60,9 @@ def build() -> list[Page]:
             label=t("common.tokens"), color_map={"[MASK]": OKABE_ITO["orange"]}, show_inline_category=False, render=False
         )
         raw = gr.JSON(render=False)
-        task = common.Task(predict, {"text": text, "top_k": top_k, "model": model}, [filled, plot, tokens, raw], page_id=TAB_ID,
-                           api_name="fill_mask")
+        task = Task(reader, compute, render, {"text": text, "top_k": top_k, "model": model},
+                    [filled, plot, tokens, raw], page_id=TAB_ID, api_name="fill_mask")
         page = task.build(button, text, rows="fill_mask")
-        why.section(explain, {"text": text}, model=model, page_id=TAB_ID, api_name="explain_fill_mask", choices=_which,
+        why.section(reader, explain, {"text": text}, model=model, page_id=TAB_ID, api_name="explain_fill_mask", choices=_which,
                     shown={"top_k": top_k})
     return [page]

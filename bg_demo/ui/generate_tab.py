@@ -8,9 +8,12 @@ from bg_demo import backend, figures
 from bg_demo.backend.generation.types import SAMPLING, STRATEGIES, GenerationSettings
 from bg_demo.config import LIMITS
 from bg_demo.errors import InputError
+from bg_demo.look import Look
 from bg_demo.tokens import join_display
 from bg_demo.ui import common, logit_lens_tab, next_token_tab, why
 from bg_demo.ui.links import Page
+from bg_demo.ui.page import Task
+from bg_demo.ui.session import SESSIONS
 from bg_demo.ui.strings import t
 from bg_demo.ui.view import intro
 
@@ -20,9 +23,10 @@ def _plural(n) -> str:
     return "" if str(n) == "1" else "s"
 
 
-def status(result) -> str:
+def status(result, look: Look) -> str:
     """One line on the run: its new tokens, per sequence when there are several (each sequence's, not their sum as
     if it were one text), how long it took and why it stopped."""
+    t = look.t
     seed = t("generate.status_seed", seed=result.seed) if result.seed is not None else ""
     if result.waiting:
         return t("generate.waiting", n=result.waiting, plural=_plural(result.waiting))
@@ -39,25 +43,24 @@ def status(result) -> str:
              plural=_plural(each if several else result.n_tokens), **counts)
 
 
-def view(result):
+def render(result, look: Look):
     cards = [
-        (f"<h4>{t('generate.sequence', n=i + 1)}</h4>" if len(result.texts) > 1 else "")
-        + figures.token_probability_html(result, i)
+        (f"<h4>{look.t('generate.sequence', n=i + 1)}</h4>" if len(result.texts) > 1 else "")
+        + figures.token_probability_html(result, look, i)
         for i in range(len(result.texts))
     ]
     if not result.done:
         # while streaming only the text and the status change; plain values, because Gradio rebuilds a
         # component for every update object (gr.skip() included) in every message, which a class of
         # streams pays on the event loop
-        return "".join(cards), None, status(result), None
-    cards.append(figures.probability_legend_html())
-    beams = gr.Plot(figures.beam_figure(result), visible=True) if result.beam_steps else gr.Plot(visible=False)
-    return "".join(cards), beams, status(result), result.to_dict()
+        return "".join(cards), None, status(result, look), None
+    cards.append(figures.probability_legend_html(look))
+    beams = gr.Plot(figures.beam_figure(result, look), visible=True) if result.beam_steps else gr.Plot(visible=False)
+    return "".join(cards), beams, status(result, look), result.to_dict()
 
 
 async def generate(prompt, strategy, max_new_tokens, temperature, top_k, top_p, num_beams, num_return_sequences,
-                   seed=None, no_repeat_ngram_size=0, repetition_penalty=1.0, model=None,
-                   request: gr.Request = None, progress=gr.Progress()):
+                   seed=None, no_repeat_ngram_size=0, repetition_penalty=1.0, model=None, request=None, progress=None):
     """Stream a generation; `seed` may be left out (None): a sampling strategy then draws one and reports it."""
     def submit():
         settings = GenerationSettings(
@@ -68,7 +71,7 @@ async def generate(prompt, strategy, max_new_tokens, temperature, top_k, top_p, 
 
     session = request.session_hash if request is not None else ""
     async for result in common.stream("decoder", submit, session, progress, model or None):
-        yield view(result)
+        yield result
 
 
 def explain(prompt: str, result: dict | None, sequence=1, layer=None, head=None, model=None):
@@ -108,7 +111,7 @@ def _sequence(number, available: int) -> int:
 
 async def stop_generating(request: gr.Request) -> None:
     """End this browser's generations: each stream sends its partial result, coloured, as its last."""
-    await common.STREAMS.stop(request.session_hash)
+    await SESSIONS.stop(request.session_hash)
 
 
 def controls_for(strategy: str):
@@ -126,20 +129,20 @@ def controls_for(strategy: str):
 TAB_ID = "generate"
 
 
-def build() -> list[Page]:
+def build(reader) -> list[Page]:
     with gr.Tab(t("generate.tab"), id=TAB_ID):
         intro("generate.about")
         model = common.model_picker("decoder")  # one choice for the three pages
         with gr.Tabs(overflow_behavior="wrap") as tabs:
             with gr.Tab(t("generate.sub"), id="generate_text", elem_classes=["bg-generate"]):
-                text = _build_generation(model)
-            lab = next_token_tab.build(model)
-            lens = logit_lens_tab.build(model)
+                text = _build_generation(reader, model)
+            lab = next_token_tab.build(reader, model)
+            lens = logit_lens_tab.build(reader, model)
     pages = ((text, "generate_text"), (lab, next_token_tab.PAGE_ID), (lens, logit_lens_tab.PAGE_ID))
     return [Page(page.id, page.fields, ((tabs, tab_id),), page.runs) for page, tab_id in pages]
 
 
-def _build_generation(model) -> Page:
+def _build_generation(reader, model) -> Page:
     # the prompt sends on Enter like every other box (Shift+Enter for a new line), and Generate and Stop come
     # right after it, one Tab press away
     with gr.Row(equal_height=True):
@@ -173,15 +176,15 @@ def _build_generation(model) -> Page:
     inputs = [prompt, strategy, max_new_tokens, temperature, top_k, top_p, num_beams, sequences, seed, no_repeat,
               penalty, model]
     # generations wait on the engine without holding a thread: as many run at once as the engine has rows
-    task = common.Task(generate, dict(zip(names, inputs)), [text, beams, summary, raw], page_id=TAB_ID,
-                       api_name="generate", concurrency_id="generate", concurrency_limit=LIMITS.batch_rows)
+    task = Task(reader, generate, render, dict(zip(names, inputs)), [text, beams, summary, raw], page_id=TAB_ID,
+                api_name="generate", concurrency_id="generate", concurrency_limit=LIMITS.batch_rows)
     # examples only fill the inputs, then start the same Generate event, so Stop can stop every run
     def make(rows, lang):
         given = inputs[: len(rows[0]["inputs"])]
         block = gr.Examples([row["inputs"] for row in rows], given, label=t("common.examples"),
                             example_labels=[row["label"] for row in rows], api_visibility="private")
         common.in_words(block, given, lang)
-        return block.load_input_event.then(task.handler, inputs, task.targets, api_visibility="private",
+        return block.load_input_event.then(task.handler, task.all_inputs, task.targets, api_visibility="private",
                                            **task.options)
 
     loaded = common.localized("generate", make)
@@ -196,6 +199,6 @@ def _build_generation(model) -> Page:
         # no minimum or maximum: `explain` names the sequences on screen, beside the output, in the page's language
         return {"sequence": gr.Number(1, label=t("why.sequence"), min_width=120)}
 
-    why.section(explain, {"prompt": prompt, "result": raw}, model=model, page_id=TAB_ID, api_name="explain_generation",
+    why.section(reader, explain, {"prompt": prompt, "result": raw}, model=model, page_id=TAB_ID, api_name="explain_generation",
                 link=written, choices=which)
     return page

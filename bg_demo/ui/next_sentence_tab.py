@@ -6,17 +6,22 @@ import gradio as gr
 
 from bg_demo import backend, figures
 from bg_demo.figures.style import OKABE_ITO
+from bg_demo.look import Look
 from bg_demo.ui import common, why
 from bg_demo.ui.links import Page
+from bg_demo.ui.page import Task
 from bg_demo.ui.strings import t
 from bg_demo.ui.view import intro
 
 
-def predict(first: str, second: str, model: str | None = None, progress=gr.Progress()):
-    result = common.run("encoder", backend.next_sentence, first, second, model_id=model or None, progress=progress)
-    scores = {t("nsp.is_next"): result.is_next, t("nsp.not_next"): result.not_next}
+def compute(first: str, second: str, model: str | None = None, progress=None):
+    return common.run("encoder", backend.next_sentence, first, second, model_id=model or None, progress=progress)
+
+
+def render(result, look: Look):
+    scores = {look.t("nsp.is_next"): result.is_next, look.t("nsp.not_next"): result.not_next}
     segments = common.token_view(result.tokens, ["A" if s == 0 else "B" for s in result.segment_ids])
-    return figures.label_bars(scores), segments, result.to_dict()
+    return figures.label_bars(scores, look), segments, result.to_dict()
 
 
 def explain(first: str, second: str, layer=None, head=None, model=None):
@@ -26,7 +31,7 @@ def explain(first: str, second: str, layer=None, head=None, model=None):
 TAB_ID = "next_sentence"
 
 
-def build() -> list[Page]:
+def build(reader) -> list[Page]:
     with gr.Tab(t("nsp.tab"), id=TAB_ID):
         intro("nsp.about")
         with gr.Row():
@@ -40,9 +45,9 @@ def build() -> list[Page]:
             label=t("nsp.segments"), color_map={"A": OKABE_ITO["sky"], "B": OKABE_ITO["orange"]}, render=False
         )
         raw = gr.JSON(render=False)
-        task = common.Task(predict, {"first": first, "second": second, "model": model}, [scores, segments, raw], page_id=TAB_ID,
-                           api_name="next_sentence")
+        task = Task(reader, compute, render, {"first": first, "second": second, "model": model},
+                    [scores, segments, raw], page_id=TAB_ID, api_name="next_sentence")
         page = task.build(button, first, second, rows="next_sentence")
-        why.section(explain, {"first": first, "second": second}, model=model, page_id=TAB_ID, api_name="explain_next_sentence",
+        why.section(reader, explain, {"first": first, "second": second}, model=model, page_id=TAB_ID, api_name="explain_next_sentence",
                     link=None)
     return [page]

@@ -8,8 +8,11 @@ import gradio as gr
 
 from bg_demo import backend, figures
 from bg_demo.backend.generation.types import MAX_SEED
+from bg_demo.errors import InputError
+from bg_demo.look import Look
 from bg_demo.ui import common, why
 from bg_demo.ui.links import Page, Run
+from bg_demo.ui.page import Task
 from bg_demo.ui.strings import rows, t, table
 from bg_demo.ui.view import intro
 
@@ -19,62 +22,76 @@ HOW = {"greedy": "g", "sample": "s", "picked": "p"}  # how a step chose its toke
 STEP = re.compile(r"([gsp])(\d+)(?:@(\d+))?")  # a step in a link: how, the token id, and for a sample its seed
 
 
-def _show(result, history, steps=()):
-    """Outputs for a fresh distribution; the state keeps ids, history, the steps (as a link writes them) and the
-    last result's choices."""
-    choices = [(f"{c.rank}. {c.token!r}  {c.scaled:.1%}", c.token_id) for c in result.candidates]
-    state = {"ids": list(result.token_ids), "history": history, "steps": list(steps), "result": result.to_dict()}
-    picked = gr.Dropdown(choices=choices, value=result.candidates[0].token_id)
-    shown = rows("lab.history_headers", history)
-    return figures.next_token_bars(result), result.context, picked, shown, state, result.to_dict()
+def _lab(result, history, steps=()) -> dict:
+    """The lab's result: the distribution now, the token ids so far, the steps taken (data: how each chose, with a
+    sample's seed) and the steps as a link writes them."""
+    return {"next": result, "ids": list(result.token_ids), "history": history, "steps": list(steps),
+            "result": result.to_dict()}
 
 
-def show(text, temperature, top_k, top_p, seed=None, model=None, progress=gr.Progress()):
+def render(lab, look: Look):
+    result = lab["next"]
+    history = [[n, token, rank, final, look.t("lab.how.sample", seed=seed) if how == "sample" else
+                look.t(f"lab.how.{how}")] for n, token, rank, final, how, seed in lab["history"]]
+    return (figures.next_token_bars(result, look), result.context, rows("lab.history_headers", history, look),
+            result.to_dict())
+
+
+def choices(shown):
+    """The picker lists the candidates of the distribution on screen, the first picked."""
+    lab = getattr(shown, "result", None)
+    if lab is None:
+        return gr.skip()
+    found = lab["next"].candidates
+    return gr.Dropdown(choices=[(f"{c.rank}. {c.token!r}  {c.scaled:.1%}", c.token_id) for c in found],
+                       value=found[0].token_id)
+
+
+def show(text, temperature, top_k, top_p, seed=None, model=None, progress=None):
     """The distribution after `text`; without a seed, "Sample one" uses a freshly drawn one (shown in the steps)."""
     result = common.run("decoder", backend.next_token, text, temperature, top_k, top_p, seed=seed,
                         model_id=model or None, progress=progress)
-    return _show(result, [])
+    return _lab(result, [])
 
 
-def step(how, picked, state, temperature, top_k, top_p, seed, model=None):
-    if not state:
-        raise gr.Error(t("lab.start_first"), print_exception=False)
-    last = state["result"]
+def step(lab, how, picked, temperature, top_k, top_p, seed, model=None):
+    if not lab:
+        raise InputError("lab.start_first")
+    last = lab["result"]
     chosen = {"greedy": last["greedy"], "sample": last["sampled"]}.get(how)
     chosen = chosen or next((c for c in last["candidates"] if c["token_id"] == picked), last["greedy"])
-    return _take(state, how, chosen, temperature, top_k, top_p, _step_seed(seed, len(state["ids"]) + 1), model)
+    return _take(lab, how, chosen, temperature, top_k, top_p, _step_seed(seed, len(lab["ids"]) + 1), model)
 
 
-def _take(state, how, chosen, temperature, top_k, top_p, next_seed, model=None):
+def _take(lab, how, chosen, temperature, top_k, top_p, next_seed, model=None):
     """Append the chosen candidate (a dict of the last result's), then the distribution after it, drawn with
     `next_seed`."""
-    last = state["result"]
-    label = t("lab.how.sample", seed=last["seed"]) if how == "sample" else t(f"lab.how.{how}")
-    row = [len(state["history"]) + 1, chosen["token"], chosen["rank"], round(chosen["final"], 4), label]
+    last = lab["result"]
+    row = [len(lab["history"]) + 1, chosen["token"], chosen["rank"], round(chosen["final"], 4), how,
+           last["seed"] if how == "sample" else None]
     written = f"{HOW[how]}{chosen['token_id']}" + (f"@{last['seed']}" if how == "sample" else "")
-    ids = state["ids"] + [chosen["token_id"]]
+    ids = lab["ids"] + [chosen["token_id"]]
     result = common.run("decoder", backend.next_token, "", temperature, top_k, top_p, seed=next_seed, token_ids=ids,
                         model_id=model or None)
-    return _show(result, state["history"] + [row], state.get("steps", []) + [written])
+    return _lab(result, lab["history"] + [row], lab.get("steps", []) + [written])
 
 
-def restore(text, temperature, top_k, top_p, seed=None, model=None, steps="", progress=gr.Progress()):
+def restore(text, temperature, top_k, top_p, seed=None, model=None, steps="", progress=None):
     """The lab as a link left it: the distribution after `text`, then each step it names taken again (a sample
     drawn with the seed it was drawn with). A step the model does not offer (a link made with another model)
     ends the restoring there."""
     taken = read_steps(steps)
     seeds = [drawn if how == "sample" else None for how, _, drawn in taken] + [None]
-    shown = show(text, temperature, top_k, top_p, seeds[0] if seeds[0] is not None else seed, model, progress)
+    lab = show(text, temperature, top_k, top_p, seeds[0] if seeds[0] is not None else seed, model, progress)
     for number, (how, token_id, _) in enumerate(taken, start=1):
-        state = shown[4]
-        last = state["result"]
+        last = lab["result"]
         chosen = next((c for c in (last["greedy"], last["sampled"], *last["candidates"]) if c["token_id"] == token_id),
                       None)
         if chosen is None:
             break
-        next_seed = seeds[number] if seeds[number] is not None else _step_seed(seed, len(state["ids"]) + 1)
-        shown = _take(state, how, chosen, temperature, top_k, top_p, next_seed, model)
-    return shown
+        next_seed = seeds[number] if seeds[number] is not None else _step_seed(seed, len(lab["ids"]) + 1)
+        lab = _take(lab, how, chosen, temperature, top_k, top_p, next_seed, model)
+    return lab
 
 
 def read_steps(steps) -> list[tuple[str, int, int | None]]:
@@ -91,9 +108,10 @@ def read_steps(steps) -> list[tuple[str, int, int | None]]:
     return taken
 
 
-def written_steps(state) -> str:
+def written_steps(shown) -> str:
     """The steps taken so far, as a link writes them."""
-    return ",".join(state.get("steps", [])) if state else ""
+    lab = getattr(shown, "result", None)
+    return ",".join(lab.get("steps", [])) if lab else ""
 
 
 def explain(text: str, token_id=None, layer=None, head=None, model=None):
@@ -108,7 +126,7 @@ def _step_seed(seed, n_tokens: int) -> int | None:
     return (common.run("decoder", backend.seed_or_draw, seed) + n_tokens) % MAX_SEED
 
 
-def build(model) -> Page:
+def build(reader, model) -> Page:
     with gr.Tab(t("lab.sub"), id=PAGE_ID):
         intro("lab.about")
         text = gr.Textbox(label=t("lab.text"), lines=1, max_lines=6)
@@ -118,7 +136,6 @@ def build(model) -> Page:
             top_p = gr.Slider(0.05, 1.0, value=1.0, step=0.05, label=t("lab.top_p"))
             seed = common.seed_box()
         show_button = gr.Button(t("lab.show"), variant="primary")
-        state = gr.State(None, time_to_live=common.STATE_SECONDS)
         plot = gr.Plot(label=t("lab.plot"), render=False)
         context = gr.Textbox(label=t("lab.context"), interactive=False, render=False)
         picked = gr.Dropdown(label=t("lab.pick"), choices=[], render=False)
@@ -126,8 +143,8 @@ def build(model) -> Page:
         raw = gr.JSON(render=False)
         inputs = dict(zip(("text", "temperature", "top_k", "top_p", "seed", "model"),
                           (text, temperature, top_k, top_p, seed, model)))
-        task = common.Task(show, inputs, [plot, context, picked, history, state, raw], page_id=PAGE_ID,
-                           api_name="next_token", concurrency_id="decoder")
+        task = Task(reader, show, render, inputs, [plot, context, history, raw], page_id=PAGE_ID,
+                    api_name="next_token", concurrency_id="decoder")
         task.examples("next_token")
         task.render([plot, context])
         with gr.Row():
@@ -138,15 +155,18 @@ def build(model) -> Page:
         history.render()
         with gr.Accordion(t("common.raw"), open=False):
             raw.render()
-        why.section(explain, {"text": context, "token_id": picked}, model=model, page_id=PAGE_ID, api_name="explain_next_token")
+        why.section(reader, explain, {"text": context, "token_id": picked}, model=model, page_id=PAGE_ID,
+                    api_name="explain_next_token")
         # the steps taken, as a link carries them: a link reopens the lab with its tokens appended
         steps = gr.Textbox("", visible=False)
-        state.change(written_steps, state, steps, api_visibility="private", queue=False)
+        task.state.change(written_steps, task.state, steps, api_visibility="private", queue=False)
+        task.state.change(choices, task.state, picked, api_visibility="private", queue=False)
         page = task.wire(show_button, text, fields={"steps": steps})
-        restored = common.shown_inline(restore, len(task.outputs))
-        page.runs = (Run(restored, [*inputs.values(), steps], task.targets, options=task.options),)
-        stepped = common.shown_inline(step, len(task.outputs))
-        for button, how in ((greedy, "greedy"), (sample, "sample"), (append, "picked")):
-            button.click(stepped, [gr.State(how), picked, state, temperature, top_k, top_p, seed, model], task.targets,
-                         api_visibility="private", **task.options)
+        restored, restored_inputs = task.also(restore, [*inputs.values(), steps])
+        page.runs = (Run(restored, restored_inputs, task.targets, options=task.options),)
+        stepped, stepped_inputs = task.also(step, [how := gr.State("greedy"), picked, temperature, top_k, top_p, seed,
+                                                   model], with_result=True)
+        for button, chosen in ((greedy, "greedy"), (sample, "sample"), (append, "picked")):
+            button.click(lambda chosen=chosen: chosen, None, how, api_visibility="private", queue=False).then(
+                stepped, stepped_inputs, task.targets, api_visibility="private", **task.options)
     return page

@@ -7,44 +7,56 @@ import random
 import gradio as gr
 
 from bg_demo import backend, figures
+from bg_demo.look import Look
 from bg_demo.ui import common
 from bg_demo.ui.links import Page
+from bg_demo.ui.page import Task
 from bg_demo.ui.strings import examples, rows, t, table
 from bg_demo.ui.view import intro
 
 
-def corrupt(text, seed, model=None, progress=gr.Progress()):
-    result = common.run("encoder", backend.mlm_corruption, text, seed, model_id=model or None, progress=progress)
+def corrupt(text, seed, model=None, progress=None):
+    return common.run("encoder", backend.mlm_corruption, text, seed, model_id=model or None, progress=progress)
+
+
+def corrupted(result, look: Look):
     targets = {target.position for target in result.targets}
     shown = [
         [i, original, shown, result.labels[i], "✓" if i in targets else ""]
         for i, (original, shown) in enumerate(zip(result.original, result.corrupted))
     ]
     targets_shown = [
-        [tg.position, tg.original, tg.shown, t(f"pre.treatment.{tg.treatment}"), ", ".join(f"{w} {p:.0%}" for w, p in tg.predictions),
-         round(tg.score, 4), round(tg.loss, 3)]
+        [tg.position, tg.original, tg.shown, look.t(f"pre.treatment.{tg.treatment}"),
+         ", ".join(f"{w} {p:.0%}" for w, p in tg.predictions), round(tg.score, 4), round(tg.loss, 3)]
         for tg in result.targets
     ]
     n = len(result.targets)
-    return rows("pre.token_headers", shown), rows("pre.target_headers", targets_shown), t("pre.loss", loss=result.loss, n=n, plural="" if n == 1 else "s"), result.to_dict()
+    return (rows("pre.token_headers", shown, look), rows("pre.target_headers", targets_shown, look),
+            look.t("pre.loss", loss=result.loss, n=n, plural="" if n == 1 else "s"), result.to_dict())
 
 
-def representation(first, second, model=None, progress=gr.Progress()):
-    result = common.run("encoder", backend.input_representation, first, second, model_id=model or None,
-                        progress=progress)
+def representation(first, second, model=None, progress=None):
+    return common.run("encoder", backend.input_representation, first, second, model_id=model or None,
+                      progress=progress)
+
+
+def represented(result, look: Look):
     found = [
         [r.token, r.token_id, r.segment_id, r.position_id, *(round(v, 3) for v in
          (r.token_norm, r.segment_norm, r.position_norm, r.sum_norm))]
         for r in result.rows
     ]
-    return rows("pre.embedding_headers", found), figures.embedding_norms(result), result.to_dict()
+    return rows("pre.embedding_headers", found, look), figures.embedding_norms(result, look), result.to_dict()
 
 
-def causal(text, model=None, progress=gr.Progress()):
-    result = common.run("decoder", backend.causal_lm, text, model_id=model or None, progress=progress)
+def causal(text, model=None, progress=None):
+    return common.run("decoder", backend.causal_lm, text, model_id=model or None, progress=progress)
+
+
+def causal_shown(result, look: Look):
     steps = [[s.context, s.target, round(s.score, 4), round(s.loss, 3), s.rank] for s in result.steps]
-    summary = t("pre.causal_loss", loss=result.loss, perplexity=result.perplexity)
-    return rows("pre.causal_headers", steps), figures.causal_loss_bars(result), summary, result.to_dict()
+    summary = look.t("pre.causal_loss", loss=result.loss, perplexity=result.perplexity)
+    return rows("pre.causal_headers", steps, look), figures.causal_loss_bars(result, look), summary, result.to_dict()
 
 
 def random_second() -> str:
@@ -55,7 +67,7 @@ TAB_ID = "pretraining"
 SUB_PAGES = ("mlm", "nsp", "embeddings", "causal")
 
 
-def build() -> list[Page]:
+def build(reader) -> list[Page]:
     with gr.Tab(t("pre.tab"), id=TAB_ID):
         intro("pre.about")
         with gr.Row():  # one choice of each model for the whole lab
@@ -63,17 +75,17 @@ def build() -> list[Page]:
             decoder = common.model_picker("decoder")
         with gr.Tabs(overflow_behavior="wrap") as tabs:
             with gr.Tab(t("pre.mlm"), id="mlm"):
-                mlm = _build_mlm(encoder)
+                mlm = _build_mlm(reader, encoder)
             with gr.Tab(t("pre.nsp"), id="nsp"):
-                nsp = _build_nsp(encoder)
+                nsp = _build_nsp(reader, encoder)
             with gr.Tab(t("pre.embeddings"), id="embeddings"):
-                embeddings = _build_embeddings(encoder)
+                embeddings = _build_embeddings(reader, encoder)
             with gr.Tab(t("pre.causal"), id="causal"):
-                causal_lm = _build_causal(decoder)
+                causal_lm = _build_causal(reader, decoder)
     return [Page(page.id, page.fields, ((tabs, page.id),), page.runs) for page in (mlm, nsp, embeddings, causal_lm)]
 
 
-def _build_mlm(model) -> Page:
+def _build_mlm(reader, model) -> Page:
     gr.Markdown(t("pre.mlm.about"))
     with gr.Row():
         text = gr.Textbox(label=t("pre.text"), lines=1, max_lines=4, scale=4)
@@ -86,21 +98,19 @@ def _build_mlm(model) -> Page:
     guesses = table("pre.target_headers", label=t("pre.targets"), interactive=False, render=False)
     loss = gr.Markdown(render=False)
     raw = gr.JSON(render=False)
-    task = common.Task(corrupt, {"text": text, "seed": seed, "model": model}, [tokens, guesses, loss, raw], page_id="mlm",
-                       api_name="mlm_corruption", concurrency_id="encoder")
+    task = Task(reader, corrupt, corrupted, {"text": text, "seed": seed, "model": model}, [tokens, guesses, loss, raw],
+                page_id="mlm", api_name="mlm_corruption", concurrency_id="encoder")
     task.examples(("pretraining", "mlm"))
     task.error.render()
     common.render_outputs([loss, tokens, guesses, raw])  # the loss first: the headline above the tables it sums up
     page = task.wire(button, text)
     # the next seed, then the same run: the seed box shows which draw is on screen
-    again.click(lambda value: int(value or 0) + 1, seed, seed, api_visibility="private", queue=False).then(
-        task.handler, [text, seed, model], task.targets, api_visibility="private", **task.options
-    )
+    task.on(again.click(lambda value: int(value or 0) + 1, seed, seed, api_visibility="private", queue=False).then)
     return page
 
 
-def _build_nsp(model) -> Page:
-    from bg_demo.ui.next_sentence_tab import predict  # the same handler as the Next sentence tab
+def _build_nsp(reader, model) -> Page:
+    from bg_demo.ui.next_sentence_tab import compute, render  # the same page as the Next sentence tab
 
     gr.Markdown(t("pre.nsp.about"))
     with gr.Row():
@@ -112,16 +122,14 @@ def _build_nsp(model) -> Page:
     scores = gr.Plot(label=t("nsp.scores"), render=False)
     segments = gr.HighlightedText(label=t("nsp.segments"), render=False)
     raw = gr.JSON(render=False)
-    task = common.Task(predict, {"first": first, "second": second, "model": model}, [scores, segments, raw], page_id="nsp",
-                       concurrency_id="encoder")
+    task = Task(reader, compute, render, {"first": first, "second": second, "model": model}, [scores, segments, raw],
+                page_id="nsp", concurrency_id="encoder")
     page = task.build(button, first, second)
-    swap.click(random_second, None, second, api_visibility="private", queue=False).then(
-        task.handler, [first, second, model], task.targets, api_visibility="private", **task.options
-    )
+    task.on(swap.click(random_second, None, second, api_visibility="private", queue=False).then)
     return page
 
 
-def _build_embeddings(model) -> Page:
+def _build_embeddings(reader, model) -> Page:
     gr.Markdown(t("pre.embeddings.about"))
     with gr.Row():
         first = gr.Textbox(label=t("pre.first"))
@@ -130,15 +138,15 @@ def _build_embeddings(model) -> Page:
     ids = table("pre.embedding_headers", label=t("pre.ids"), interactive=False, render=False)
     plot = gr.Plot(label=t("pre.norms"), render=False)
     raw = gr.JSON(render=False)
-    task = common.Task(representation, {"first": first, "second": second, "model": model}, [ids, plot, raw], page_id="embeddings",
-                       api_name="input_representation", concurrency_id="encoder")
+    task = Task(reader, representation, represented, {"first": first, "second": second, "model": model},
+                [ids, plot, raw], page_id="embeddings", api_name="input_representation", concurrency_id="encoder")
     task.examples(("pretraining", "embeddings"))
     task.error.render()
     common.render_outputs([plot, ids, raw])  # the sizes' picture first, in sight with the controls; the ids under it
     return task.wire(button, first, second)
 
 
-def _build_causal(model) -> Page:
+def _build_causal(reader, model) -> Page:
     gr.Markdown(t("pre.causal.about"))
     text = gr.Textbox(label=t("pre.text"), lines=1, max_lines=6)
     button = gr.Button(t("pre.causal_run"), variant="primary")
@@ -146,6 +154,6 @@ def _build_causal(model) -> Page:
     plot = gr.Plot(label=t("pre.causal_plot"), render=False)
     summary = gr.Markdown(render=False)
     raw = gr.JSON(render=False)
-    task = common.Task(causal, {"text": text, "model": model}, [steps, plot, summary, raw], page_id="causal",
-                       api_name="causal_lm", concurrency_id="decoder")
+    task = Task(reader, causal, causal_shown, {"text": text, "model": model}, [steps, plot, summary, raw],
+                page_id="causal", api_name="causal_lm", concurrency_id="decoder")
     return task.build(button, text, rows=("pretraining", "causal"))

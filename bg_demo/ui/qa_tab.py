@@ -6,49 +6,59 @@ from __future__ import annotations
 import gradio as gr
 
 from bg_demo import backend, figures
+from bg_demo.errors import InputError
 from bg_demo.figures.style import OKABE_ITO
+from bg_demo.look import Look
 from bg_demo.ui import common, why
 from bg_demo.ui.links import Page
+from bg_demo.ui.page import Task
 from bg_demo.ui.strings import every_language, examples, rows, t, table
 from bg_demo.ui.view import intro
 
 
-def summary(result) -> str:
+def summary(result, look: Look) -> str:
     if result.answer is not None:
         n = len(result.windows)
         score = f"{result.score:.1%}" if result.score >= 0.001 else "< 0.1%"
-        return t("qa.found", answer=common.plain(result.answer), score=score, windows=n, plural="" if n == 1 else "s")
+        return look.t("qa.found", answer=common.plain(result.answer), score=score, windows=n,
+                      plural="" if n == 1 else "s")
     if not result.alternatives:
-        return t("qa.none_no_span")
+        return look.t("qa.none_no_span")
     best = result.alternatives[0]
-    return t("qa.none", null=result.null_logit, best=common.plain(best.text), best_logit=best.logit)
+    return look.t("qa.none", null=result.null_logit, best=common.plain(best.text), best_logit=best.logit)
 
 
-def predict(question: str, context: str, progress=gr.Progress()):
-    result = common.run("qa", backend.answer, question, context, progress=progress)
-    spans = [] if result.answer is None else [{"entity": t("qa.answer"), "start": result.start, "end": result.end}]
+def compute(question: str, context: str, progress=None):
+    return common.run("qa", backend.answer, question, context, progress=progress)
+
+
+def render(result, look: Look):
+    spans = [] if result.answer is None else [{"entity": look.t("qa.answer"), "start": result.start, "end": result.end}]
     found = [[s.text, round(s.score, 4), s.start, s.end, s.window + 1] for s in result.alternatives]
-    return summary(result), {"text": result.context, "entities": spans}, rows("qa.table_headers", found), result.to_dict()
+    return (summary(result, look), {"text": result.context, "entities": spans}, rows("qa.table_headers", found, look),
+            result.to_dict())
 
 
 # --- where the answer looks: one model run per answer, kept in the session; every layer and head redrawn from it ---
 
-
-def look(raw, progress=gr.Progress()):
-    """The attention rows of the answer on screen (`raw`: its JSON, as the page and the /qa API show it), and a
-    line saying which window and tokens they come from."""
+def attention(raw, progress=None):
+    """The attention rows of the answer on screen (`raw`: its JSON, as the page and the /qa API show it)."""
     if not raw:
-        raise gr.Error(t("qa.attention.run_first"), print_exception=False)
+        raise InputError("qa.attention.run_first")
     window = raw["alternatives"][0]["window"] if raw.get("answer") is not None and raw.get("alternatives") else None
-    result = common.run("qa", backend.answer_attention, raw["question"], raw["context"], raw.get("start"),
-                        raw.get("end"), window, progress=progress)
-    note = t("qa.attention.read", window=result.window + 1, windows=result.n_windows, n=len(result.tokens),
-             start=result.start, end=result.end)
-    return result, note
+    return common.run("qa", backend.answer_attention, raw["question"], raw["context"], raw.get("start"),
+                      raw.get("end"), window, progress=progress)
 
 
-def fit_sliders(result, layer: int, head: int):
+def note(result, look: Look):
+    """A line saying which window and tokens the rows come from."""
+    return look.t("qa.attention.read", window=result.window + 1, windows=result.n_windows, n=len(result.tokens),
+                  start=result.start, end=result.end)
+
+
+def fit_sliders(shown, layer: int, head: int):
     """The sliders' ranges for the model that answered; a choice beyond them moves to the last layer or head."""
+    result = getattr(shown, "result", None)
     if result is None:
         return gr.skip(), gr.skip()
     n_layers, n_heads = result.rows.shape[:2]
@@ -56,11 +66,9 @@ def fit_sliders(result, layer: int, head: int):
             gr.Slider(maximum=n_heads - 1, value=min(int(head), n_heads - 1)))
 
 
-def draw(result, layer: int, head: int):
+def draw(result, look: Look, layer: int, head: int):
     """The figure for one layer and head, from the kept rows (no model runs)."""
-    if result is None:
-        return None
-    return common.run("qa", figures.answer_attention_lines, result, layer, head)
+    return figures.answer_attention_lines(result, look, layer, head)
 
 
 def forget():
@@ -68,27 +76,26 @@ def forget():
     return None, "", None
 
 
-def looks_section(raw: gr.JSON, error: gr.Markdown, options: dict) -> None:
+def looks_section(reader, raw: gr.JSON, options: dict) -> None:
     """A closed "Where the answer looks" panel: its one-line explanation, a button that reads the attention of the
-    answer on screen (one model run), layer and head sliders, and the figure they redraw from the kept rows. Its
-    errors go to the page's error box."""
-    state = gr.State(None, time_to_live=common.STATE_SECONDS)  # the rows every redraw reads
+    answer on screen (one model run), layer and head sliders, and the figure they redraw from the kept rows."""
     with gr.Accordion(t("qa.attention.title"), open=False):
         gr.Markdown(t("qa.attention.about"))
         button = gr.Button(t("qa.attention.run"), variant="secondary")
-        note = gr.Markdown()
+        said = gr.Markdown(render=False)
+        task = Task(reader, attention, note, {"raw": raw}, [said], page_id=f"{TAB_ID}_attention",
+                    concurrency_id=options["concurrency_id"])
+        task.render([said])
         with gr.Row():
             layer = gr.Slider(0, 11, value=0, step=1, label=t("qa.attention.layer"))
             head = gr.Slider(0, 11, value=0, step=1, label=t("qa.attention.head"))
         plot = gr.Plot(label=t("qa.attention.plot"))
-    button.click(common.shown_inline(look, 2), raw, [state, note, error], api_visibility="private", **options)
-    redraw = common.shown_inline(draw, 1)
-    state.change(fit_sliders, [state, layer, head], [layer, head], api_visibility="private").then(
-        redraw, [state, layer, head], [plot, error], api_visibility="private"
-    )
-    gr.on([layer.input, head.input], redraw, [state, layer, head], [plot, error], api_visibility="private",
-          trigger_mode="always_last")
-    raw.change(forget, None, [state, note, plot], api_visibility="private", queue=False)
+    task.on(button.click)
+    redraw, inputs, outputs = task.view(draw, [plot], [layer, head], [layer.input, head.input],
+                                        trigger_mode="always_last")
+    task.state.change(fit_sliders, [task.state, layer, head], [layer, head], api_visibility="private").then(
+        redraw, inputs, outputs, api_visibility="private")
+    raw.change(forget, None, [task.state, said, plot], api_visibility="private", queue=False)
 
 
 TAB_ID = "qa"
@@ -102,7 +109,7 @@ def _rows(lang: str):
     return [[question, found["qa_contexts"][key]] for question, key in found["qa"]]
 
 
-def build() -> list[Page]:
+def build(reader) -> list[Page]:
     with gr.Tab(t("qa.tab"), id=TAB_ID):
         intro("qa.about")
         question = gr.Textbox(label=t("qa.question"))
@@ -114,10 +121,10 @@ def build() -> list[Page]:
         )
         found = table("qa.table_headers", label=t("qa.alternatives"), interactive=False, render=False)
         raw = gr.JSON(render=False)
-        task = common.Task(predict, {"question": question, "context": context}, [answer, highlighted, found, raw],
-                           page_id=TAB_ID, api_name="qa")
+        task = Task(reader, compute, render, {"question": question, "context": context},
+                    [answer, highlighted, found, raw], page_id=TAB_ID, api_name="qa")
         page = task.build(button, question, rows=_rows, labels=lambda rows: [question for question, _ in rows])
-        looks_section(raw, task.error, task.options)
-        why.section(backend.explain_answer, {"question": question, "context": context}, page_id=TAB_ID,
+        looks_section(reader, raw, task.options)
+        why.section(reader, backend.explain_answer, {"question": question, "context": context}, page_id=TAB_ID,
                     api_name="explain_answer", link=None)
     return [page]

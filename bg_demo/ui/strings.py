@@ -10,9 +10,9 @@ from functools import cache
 from pathlib import Path
 
 import gradio as gr
-from gradio.context import Context, LocalContext
 
 from bg_demo import text
+from bg_demo.ui import gradio_compat
 
 MARKER = "__i18n__"  # how gr.I18n marks a key inside a string
 ASSETS = Path(__file__).resolve().parent.parent.parent / "assets"
@@ -24,7 +24,7 @@ _DERIVED: dict[str, dict[str, str]] = {lang: {} for lang in text.LANGS}
 
 def building() -> bool:
     """Whether the app's layout is being built (labels become I18n keys) rather than a request served."""
-    return Context.root_block is not None and LocalContext.request.get(None) is None
+    return gradio_compat.building()
 
 
 def compose(key: str, words) -> gr.i18n.I18nData:
@@ -93,9 +93,10 @@ I18N = _I18n()
 TABLES: list[tuple[gr.Dataframe, str]] = []
 
 
-def headers(key: str) -> list[str]:
-    """A table's column names (`a|b|c` in the texts), in the language being served (English while building)."""
-    return text.t(key).split("|")
+def headers(key: str, lang: str = text.DEFAULT) -> list[str]:
+    """A table's column names (`a|b|c` in the texts) in `lang` (English while building: the language switch words
+    them for the page)."""
+    return text.t(key, lang).split("|")
 
 
 def table(key: str, **kwargs) -> gr.Dataframe:
@@ -105,9 +106,9 @@ def table(key: str, **kwargs) -> gr.Dataframe:
     return component
 
 
-def rows(key: str, data: list) -> dict:
-    """A table's value with its headers in the request's language (a plain list would take the English ones)."""
-    return {"data": data, "headers": headers(key)}
+def rows(key: str, data: list, look) -> dict:
+    """A table's value with its headers in the reader's language (a plain list would take the English ones)."""
+    return {"data": data, "headers": headers(key, look.lang)}
 
 
 @cache

@@ -3,14 +3,14 @@ when asked (an explanation costs dozens of passes; the prediction stays as fast 
 
 from __future__ import annotations
 
-import inspect
 from urllib.parse import urlencode
 
 import gradio as gr
 
 from bg_demo import figures
-from bg_demo.ui import common
-from bg_demo.ui.strings import t
+from bg_demo.look import Look
+from bg_demo.ui.page import Task
+from bg_demo.ui.strings import I18N, t
 
 LAYERS, HEADS = 24, 16  # choices offered before a model is loaded; the first explanation fits them to the model
 
@@ -19,50 +19,52 @@ def _choice(value):
     return None if value in (None, "", "last", "mean") else int(value)
 
 
-def summary(result, link_text: str | None) -> str:
+def summary(result, look: Look, link_text: str | None) -> str:
     """Rank correlation, completeness, why they can disagree, and a link to the Attention tab at this view."""
-    head = t("why.mean") if result.head is None else t("why.head_n", head=result.head)
+    head = look.t("why.mean") if result.head is None else look.t("why.head_n", head=result.head)
     lines = [
-        t("why.spearman", rho=result.spearman, n=len(result.tokens), layer=result.layer, head=head),
-        t("why.completeness", total=sum(result.integrated_gradients), p=result.score,
-          base=result.baseline_score, gap=abs(result.completeness_gap), steps=result.steps),
-        t("why.disagree"),
+        look.t("why.spearman", rho=result.spearman, n=len(result.tokens), layer=result.layer, head=head),
+        look.t("why.completeness", total=sum(result.integrated_gradients), p=result.score,
+               base=result.baseline_score, gap=abs(result.completeness_gap), steps=result.steps),
+        look.t("why.disagree"),
     ]
     if link_text is not None:
         view = {"view": "mean"} if result.head is None else {"view": "head", "head": result.head}
         role = "decoder" if result.role == "decoder" else "encoder"
         query = urlencode({"tab": "attention", "text": link_text, "role": role, "layer": result.layer, **view,
                            "run": 1})
-        lines.append(t("why.link", url=f"?{query}"))
+        lines.append(look.t("why.link", url=f"?{query}"))
     return "\n\n".join(lines)
 
 
-def _layers(n: int) -> list[tuple[str, str]]:
-    return [(t("why.last"), "last"), *((str(i), str(i)) for i in range(n))]
+def _layers(n: int, label=t) -> list[tuple[str, str]]:
+    """The layer choices: "last", then each layer. Labelled with I18n keys (`label`: `I18N` once the page is built),
+    which the browser words in the page's language, now and after a switch."""
+    return [(label("why.last"), "last"), *((str(i), str(i)) for i in range(n))]
 
 
-def _heads(n: int) -> list[tuple[str, str]]:
-    return [(t("why.mean"), "mean"), *((str(i), str(i)) for i in range(n))]
+def _heads(n: int, label=t) -> list[tuple[str, str]]:
+    return [(label("why.mean"), "mean"), *((str(i), str(i)) for i in range(n))]
 
 
 def fit(raw):
     """The layer and head choices of the model just explained (read from its result)."""
     if not raw:
         return gr.skip(), gr.skip()
-    return gr.Dropdown(choices=_layers(raw["n_layers"])), gr.Dropdown(choices=_heads(raw["n_heads"]))
+    return gr.Dropdown(choices=_layers(raw["n_layers"], I18N)), gr.Dropdown(choices=_heads(raw["n_heads"], I18N))
 
 
 def every_layer():
     """The choices offered before a model is explained, for another model of the page (it may have more layers than
     the one explained last; an explanation refuses a layer or head its model lacks, naming the model's range)."""
-    return gr.Dropdown(choices=_layers(LAYERS)), gr.Dropdown(choices=_heads(HEADS))
+    return gr.Dropdown(choices=_layers(LAYERS, I18N)), gr.Dropdown(choices=_heads(HEADS, I18N))
 
 
 def first_input(text, *_):
     return text
 
 
-def section(explain, inputs: dict, *, page_id: str, api_name: str, link=first_input, choices=None,
+def section(reader, explain, inputs: dict, *, page_id: str, api_name: str, link=first_input, choices=None,
             model: gr.Dropdown | None = None, shown: dict | None = None) -> None:
     """A closed "Why?" panel: layer and head choices, an Explain button, the rows and the summary, and a
     named API endpoint. explain(*inputs, layer, head) -> Explanation, layer/head None for "last"/"mean";
@@ -89,17 +91,18 @@ def section(explain, inputs: dict, *, page_id: str, api_name: str, link=first_in
                 *values, chosen = values
                 options["model"] = chosen or None
             *given, layer_value, head_value = values
-            result = common.run("why", explain, *given, _choice(layer_value), _choice(head_value), **options)
-            text = link(*given) if link is not None else None
-            return figures.explanation_rows(result), summary(result, text), result.to_dict()
+            result = explain(*given, _choice(layer_value), _choice(head_value), **options)
+            return result, link(*given) if link is not None else None
 
         why.__name__ = api_name
+
+        def render(found, look: Look):
+            result, text = found
+            return figures.explanation_rows(result, look), summary(result, look, text), result.to_dict()
+
         picked = {"model": model} if model is not None else {}
         fields = {**inputs, "layer": layer, "head": head, **picked, **shown}
-        # the API names an endpoint's parameters after its function's: these, rather than param_0, param_1, …
-        why.__signature__ = inspect.Signature(
-            [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for name in fields])
-        task = common.Task(why, fields, [plot, notes, raw], page_id=page_id, api_name=api_name)
+        task = Task(reader, why, render, fields, [plot, notes, raw], page_id=page_id, api_name=api_name)
         task.render()
         task.wire(button, share=False)
         for event in task.events:

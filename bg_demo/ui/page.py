@@ -1,0 +1,376 @@
+"""A page is `compute → state → render(result, look)`.
+
+A page declares `compute(*inputs) -> result` (the backend's plain, picklable data; an async generator of results
+for a stream) and `render(result, look) -> outputs` (words and figures in the reader's language, for the reader's
+screen). An input event runs compute, keeps the result in the page's `gr.State` (`Shown`), and renders it; a change
+of look (the language switch, a width crossing) renders every page again from its state: no model call, nothing
+replayed. The reader's look is two inputs of every event (`Reader`: the switch and the page width), never a
+session-wide lookup; an API caller passes `lang` and `width` the same way (both optional).
+
+    task = Task(reader, compute, render, {"text": text}, [plot, tokens, raw], page_id="classify", api_name="classify")
+    page = task.build(button, text, rows="classify")
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import gradio as gr
+
+from bg_demo import look as looks
+from bg_demo import text
+from bg_demo.errors import BgDemoError
+from bg_demo.look import Look
+from bg_demo.text import Text
+from bg_demo.ui import common, payloads
+from bg_demo.ui.links import Page, Run, share_row
+
+log = logging.getLogger(__name__)
+
+STATE_SECONDS = 3600  # a page's kept result expires this long after its last update (or when its tab closes)
+WORDLESS = (gr.State, gr.JSON, gr.File)  # outputs whose values hold no words: a change of look leaves them
+
+
+@dataclass(frozen=True, eq=False)  # hashed by identity: Gradio hashes a state to see it change, and a result may
+class Shown:  # hold dicts or lists (a field-wise hash raised "unhashable type" after the event, in Gradio)
+    """What a page's state holds: the result on screen and the error beside it (a `BgDemoError` or a `Text`, put
+    into words when rendered), either may be None. An error leaves the previous result on screen."""
+
+    result: object = None
+    error: object = None
+
+
+def failure(exc: BaseException, what: str):
+    """An exception from compute as data the page can word: the student's mistake or a missing model as it is,
+    ZeroGPU's own refusal (a gr.Error from `spaces`: no GPU free, the visitor's quota spent) with its words kept, and
+    anything else as "something went wrong" (logged with its trace)."""
+    if isinstance(exc, BgDemoError):
+        return exc
+    if isinstance(exc, gr.Error):
+        log.warning("%s: the GPU service refused it: %s", what, exc.message)
+        return Text("app.gpu_service", message=str(exc.message))
+    log.error("%s failed", what, exc_info=exc)
+    return Text("app.unexpected")
+
+
+def error_box() -> gr.Markdown:
+    """Where a page says what went wrong, next to its outputs; hidden until then."""
+    return gr.Markdown(visible=False, elem_classes=["bg-error"], render=False)
+
+
+def show_error(message: str) -> gr.Markdown:
+    return gr.Markdown(value=f"⚠️ {common.plain(message)}", visible=True)
+
+
+def hide_error() -> gr.Markdown:
+    return gr.Markdown(value="", visible=False)
+
+
+@dataclass(eq=False)
+class View:
+    """Outputs a page renders from its state: `render(result, look, *controls) -> outputs` (the controls: view
+    settings the page reads besides its result, e.g. the attention map's layer and head)."""
+
+    state: gr.State
+    render: Callable
+    outputs: list
+    controls: list = field(default_factory=list)
+    error: gr.Markdown | None = None  # the page's error box, worded from the state's error
+
+
+class Reader:
+    """The reader's look as components every event reads (the language switch, the page's width, which the browser
+    fills in), and every page's views, so that a change of look re-renders what is on screen from state."""
+
+    def __init__(self, lang: gr.Radio, width: gr.Number):
+        self.lang, self.width = lang, width
+        self.views: list[View] = []
+
+    @property
+    def inputs(self) -> list:
+        return [self.lang, self.width]
+
+    def rerendering(self):
+        """`(handler, inputs, outputs)` of the event that renders every page again in the reader's new look: each
+        view with something kept, from its state, with no model call. Outputs without words are left alone."""
+        views = list(self.views)
+        inputs = [*self.inputs, *(block for v in views for block in (v.state, *v.controls))]
+        outputs, index = [], {}
+        for v in views:
+            for block in (*v.outputs, *([v.error] if v.error is not None else [])):
+                if not isinstance(block, WORDLESS) and id(block) not in index:
+                    index[id(block)] = len(outputs)
+                    outputs.append(block)
+
+        def rerender(lang, width, *values):
+            look = Look(lang, width)
+            found = [gr.skip()] * len(outputs)
+            at = 0
+            for v in views:
+                shown, controls = values[at], values[at + 1: at + 1 + len(v.controls)]
+                at += 1 + len(v.controls)
+                for block, value in _rendered(v, shown, look, controls):
+                    if id(block) in index:
+                        found[index[id(block)]] = value
+            return found
+
+        return rerender, inputs, outputs
+
+
+def _rendered(view: View, shown, look: Look, controls) -> list:
+    """(block, value) pairs a view shows for `shown` in `look`; none when nothing is kept."""
+    if not isinstance(shown, Shown):
+        return []
+    pairs = []
+    if shown.result is not None:
+        try:
+            pairs += zip(view.outputs, _tuple(view.render(shown.result, look, *controls)))
+        except Exception as exc:  # a view's own error (an export, a control out of range) is said by its event
+            log.debug("a view could not be rendered again: %s", exc)
+    if view.error is not None:
+        pairs.append((view.error, hide_error() if shown.error is None else show_error(look.words(shown.error))))
+    return pairs
+
+
+def _in_language(fn, at: int):
+    """`fn` (an API endpoint) with the values it is sent checked in the language the call names at `args[at]` (its
+    `lang`; English when left out). A stream's checks come with its first update, in English."""
+    if inspect.isasyncgenfunction(fn):
+        return fn
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        lang = args[at] if len(args) > at and isinstance(args[at], str) else text.DEFAULT
+        with text.use(lang):
+            return fn(*args, **kwargs)
+
+    return call
+
+
+def _tuple(values) -> tuple:
+    return values if isinstance(values, tuple) else (values,)
+
+
+def _special(fn) -> set:
+    """Which of `request`, `progress` a compute function takes (by keyword)."""
+    names = inspect.signature(fn).parameters
+    return {name for name in ("request", "progress") if name in names}
+
+
+def _signature(names: list[str]) -> inspect.Signature:
+    """A handler's signature as Gradio reads it: one positional parameter per input, then the request and the
+    progress tracker Gradio adds (`gradio.helpers.special_args` finds them by annotation and default)."""
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    return inspect.Signature([
+        *(inspect.Parameter(name, kind) for name in names),
+        inspect.Parameter("request", kind, default=None, annotation=gr.Request),
+        inspect.Parameter("progress", kind, default=gr.Progress()),
+    ])
+
+
+def _with_signature(fn, name: str, names: list[str]):
+    fn.__name__ = fn.__qualname__ = name
+    fn.__signature__ = _signature(names)
+    fn.__annotations__ = {"request": gr.Request}
+    return fn
+
+
+class Task:
+    """One run of a page, wired as every page wires it: examples that load and run, an error box above the outputs,
+    the outputs (the raw JSON last, folded), the browser's triggers (buttons, Enter), a named API endpoint, a share
+    row and the Page a link opens and runs.
+
+    `compute(*inputs) -> result` (may take `request=` and `progress=`: a progress tracker that names a model being
+    loaded, in the reader's words) and `render(result, look) -> outputs`. The browser's events keep the result in
+    the page's state and put an error into the error box, leaving the previous result on screen; the API endpoint
+    (on a hidden button) computes and renders in the `lang` and `width` it is sent, and an error stays an error."""
+
+    def __init__(self, reader: Reader, compute, render, inputs: dict, outputs: list, *, page_id: str,
+                 api_name: str | None = None, concurrency_id: str | None = None,
+                 concurrency_limit: int | str | None = "default"):
+        self.reader, self.compute, self.render_fn = reader, compute, render
+        self.inputs, self.outputs = inputs, outputs
+        self.page_id, self.api_name = page_id, api_name
+        self.error = error_box()
+        self.state = gr.State(None, time_to_live=STATE_SECONDS)
+        self.options = dict(concurrency_id=concurrency_id or page_id, concurrency_limit=concurrency_limit)
+        self.events: list = []
+        self.stream = inspect.isasyncgenfunction(compute)
+        self.handler = self._page_handler(compute)
+        reader.views.append(View(self.state, render, list(outputs), error=self.error))
+        if api_name:  # first, so that no private event of the page takes the name
+            endpoint = gr.Button(visible=False)
+            # optional: a call that leaves both out gets English and a wide page (`payloads.completed`)
+            lang = gr.Textbox(text.DEFAULT, visible=False, label="lang", elem_classes=[payloads.LOOK_CLASS])
+            width = gr.Number(looks.WIDE, visible=False, label="width", precision=0, elem_classes=[payloads.LOOK_CLASS])
+            components = [*inputs.values(), lang, width]
+            # raw values, prepared inside the request: what the inputs cannot use is refused in the caller's words
+            api = _in_language(payloads.checked(self._api_handler(), components), len(components) - 2)
+            endpoint.click(api, components, outputs, api_name=api_name, preprocess=False, **self.options)
+
+    @property
+    def all_inputs(self) -> list:
+        """What the page's events read: its inputs, its state (the result an error leaves on screen), the look."""
+        return [*self.inputs.values(), self.state, *self.reader.inputs]
+
+    @property
+    def targets(self) -> list:
+        return [*self.outputs, self.error, self.state]
+
+    @staticmethod
+    def _call(compute, values, request, progress, look: Look):
+        takes = _special(compute)
+        extra = {}
+        if "request" in takes:
+            extra["request"] = request
+        if "progress" in takes:
+            extra["progress"] = common.Loading(progress, look)
+        return compute(*values, **extra)
+
+    def _page_handler(self, compute, names=None, with_result: bool = False):
+        n, what = len(self.outputs), self.page_id
+        # named after its compute: a private event's name never takes the API's
+        name = f"{getattr(compute, '__name__', what)}_in_page"
+        names = [*(names or self.inputs), "shown", "lang", "width"]
+
+        def split(args):
+            *values, shown, lang, width, request, progress = args
+            shown = shown if isinstance(shown, Shown) else Shown()
+            if with_result:
+                values = [shown.result, *values]
+            return values, shown, Look(lang, width), request, progress
+
+        def failed(exc, shown: Shown, look: Look):
+            error = failure(exc, what)
+            return (*[gr.skip()] * n, show_error(look.words(error)), Shown(shown.result, error))
+
+        if self.stream:
+            async def streamed(*args):
+                values, shown, look, request, progress = split(args)
+                hide = hide_error()  # once: an update object costs the event loop in every message of every stream
+                try:
+                    async with contextlib.aclosing(self._call(compute, values, request, progress, look)) as results:
+                        async for result in results:
+                            yield (*_tuple(self.render_fn(result, look)), hide, Shown(result))
+                            hide = ""  # a plain value for the hidden box from then on
+                except Exception as exc:
+                    yield failed(exc, shown, look)
+
+            return _with_signature(streamed, name, names)
+
+        def handler(*args):
+            values, shown, look, request, progress = split(args)
+            try:
+                result = self._call(compute, values, request, progress, look)
+            except Exception as exc:
+                return failed(exc, shown, look)
+            return (*_tuple(self.render_fn(result, look)), hide_error(), Shown(result))
+
+        return _with_signature(handler, name, names)
+
+    def _api_handler(self):
+        names = [*self.inputs, "lang", "width"]
+
+        def refused(exc, look: Look):
+            return gr.Error(look.words(failure(exc, self.api_name)), print_exception=False)
+
+        if self.stream:
+            async def streamed(*args):
+                *values, lang, width, request, progress = args
+                look = Look(lang, width)
+                try:
+                    async with contextlib.aclosing(self._call(self.compute, values, request, progress, look)) as results:
+                        async for result in results:
+                            yield self.render_fn(result, look)
+                except Exception as exc:
+                    raise refused(exc, look) from None
+
+            return _with_signature(streamed, self.api_name, names)
+
+        def api(*args):
+            *values, lang, width, request, progress = args
+            look = Look(lang, width)
+            try:
+                return self.render_fn(self._call(self.compute, values, request, progress, look), look)
+            except Exception as exc:
+                raise refused(exc, look) from None
+
+        return _with_signature(api, self.api_name, names)
+
+    def also(self, compute, inputs: list, *, with_result: bool = False) -> tuple:
+        """Another way to compute the page's result (a step from the one on screen: `compute(result, *inputs)` with
+        `with_result`), rendered and kept as the page's own: `(handler, its inputs)` for an event or a Run."""
+        handler = self._page_handler(compute, [f"value_{i}" for i in range(len(inputs))], with_result)
+        return handler, [*inputs, self.state, *self.reader.inputs]
+
+    # --- layout and wiring ------------------------------------------------------------------------------------------
+
+    def on(self, trigger, **options) -> None:
+        """Run the page on `trigger` (an event listener, e.g. `radio.input`)."""
+        self.events.append(trigger(self.handler, self.all_inputs, self.targets, api_visibility="private",
+                                   **{**self.options, **options}))
+
+    def examples(self, path, labels=None) -> list:
+        """The examples at `path` in assets/examples*.json (or `path(lang)`: rows made for a language), for every
+        language that has some; `labels(rows)` names the rows."""
+        def make(rows, lang):
+            return common.examples(list(self.inputs.values()), self.targets, self.handler, rows,
+                                   labels(rows) if labels else None, lang, all_inputs=self.all_inputs,
+                                   **self.options)
+
+        return common.localized(path, make)
+
+    def render(self, outputs=None) -> None:
+        """The error box, then the outputs made with render=False (all of them unless given)."""
+        self.error.render()
+        if outputs is None:
+            common.render_outputs(self.outputs)
+        else:
+            for component in outputs:
+                component.render()
+
+    def wire(self, *triggers, fields: dict | None = None, needs: tuple = (), share: bool = True) -> Page:
+        """Run on each trigger (a Textbox on Enter, anything else on click), add the share row (the inputs plus any
+        view `fields`) and return the page, with `needs` the fields a link must give to run it."""
+        for trigger in triggers:
+            self.on(trigger.submit if isinstance(trigger, gr.Textbox) else trigger.click)
+        fields = {**self.inputs, **(fields or {})}
+        if share:
+            share_row(self.page_id, fields)
+        return Page(self.page_id, fields, runs=(self.run(needs),))
+
+    def run(self, needs: tuple = ()) -> Run:
+        return Run(self.handler, self.all_inputs, self.targets, needs, self.options)
+
+    def build(self, button, *submit, rows=None, labels=None, fields=None) -> Page:
+        """The usual page: examples, error box and outputs, then the wiring."""
+        if rows is not None:
+            self.examples(rows, labels)
+        self.render()
+        return self.wire(button, *submit, fields=fields)
+
+    def view(self, render, outputs: list, controls: list, triggers=(), **options):
+        """More outputs drawn from the page's result with view `controls` (`render(result, look, *controls)`), on
+        each of `triggers` and whenever the look changes; an error goes to the page's error box. Returns the
+        handler, for more events."""
+        self.reader.views.append(View(self.state, render, list(outputs), list(controls)))
+        n = len(outputs)
+
+        def redraw(shown, lang, width, *values):
+            look = Look(lang, width)
+            if not isinstance(shown, Shown) or shown.result is None:
+                return (*[gr.skip()] * n, gr.skip())
+            try:
+                return (*_tuple(render(shown.result, look, *values)), gr.skip())
+            except Exception as exc:
+                return (*[gr.skip()] * n, show_error(look.words(failure(exc, self.page_id))))
+
+        inputs = [self.state, *self.reader.inputs, *controls]
+        if triggers:
+            gr.on(list(triggers), redraw, inputs, [*outputs, self.error], api_visibility="private", **options)
+        return redraw, inputs, [*outputs, self.error]
