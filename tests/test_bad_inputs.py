@@ -262,11 +262,11 @@ def in_page(demo, handler: str, values: list, lang: str) -> list:
     """What a page in `lang` gets when the browser sends `values` to its event whose function is `handler`: Gradio's
     preprocessing, the handler and the postprocessing, as for a click. An error Gradio raises itself (its toast in
     the corner, in English) comes out as an exception."""
-    from gradio.state_holder import SessionState
+    from bg_demo.ui.gradio_compat import listeners, new_session
 
-    event = next(fn for fn in demo.fns.values() if getattr(fn.fn, "__name__", None) == handler)
+    event = next(fn for fn in listeners(demo) if getattr(fn.fn, "__name__", None) == handler)
     # then the page's kept result (none yet), its language and its width: what every page event reads
-    data = asyncio.run(demo.process_api(event, [*values, None, lang, 1280], SessionState(demo)))["data"]
+    data = asyncio.run(demo.process_api(event, [*values, None, lang, 1280], new_session(demo)))["data"]
     return data[:-1]  # less the page's state
 
 

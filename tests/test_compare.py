@@ -221,13 +221,14 @@ def test_tabs_build_and_compare_handlers_fit_their_components():
     from bg_demo import text
     from bg_demo.look import Look
     from bg_demo.ui import attention_tab, compare_tab, language, screen
+    from bg_demo.ui.gradio_compat import listeners
     from bg_demo.ui.page import Reader, Shown
 
     with gr.Blocks() as demo:
         reader = Reader(language.switch(), screen.box())
         attention_tab.build(reader)
         compare_tab.build(reader)
-    names = {dep.api_name for dep in demo.fns.values() if dep.api_visibility == "public"}
+    names = {dep.api_name for dep in listeners(demo) if dep.api_visibility == "public"}
     assert {"attention", "compare"} <= names
     look = Look()
     result = compare_tab.attend("The cat sat on the mat.")

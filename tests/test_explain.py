@@ -177,17 +177,17 @@ def test_another_model_gets_every_layer_and_head_to_pick_from_again():
     import asyncio
 
     import gradio as gr
-    from gradio.state_holder import SessionState
 
     from bg_demo.ui import fill_mask_tab, language, screen, why
+    from bg_demo.ui.gradio_compat import listeners, new_session
     from bg_demo.ui.page import Reader
 
     with gr.Blocks() as demo:
         fill_mask_tab.build(Reader(language.switch(), screen.box()))
-    state = SessionState(demo)
+    state = new_session(demo)
 
     def run(fn, values):
-        event = next(event for event in demo.fns.values() if event.fn is fn)
+        event = next(event for event in listeners(demo) if event.fn is fn)
         return asyncio.run(demo.process_api(event, values, state))["data"]
 
     raw = explain.explain_fill_mask("The cat sat on the [MASK].", steps=4).to_dict()

@@ -460,12 +460,13 @@ def test_stop_and_a_closed_tab_end_the_page_s_generation_through_its_session(end
     import gradio as gr
 
     from bg_demo.ui import generate_tab, language, screen
+    from bg_demo.ui.gradio_compat import listeners
     from bg_demo.ui.page import Reader
     from bg_demo.ui.session import SESSIONS
 
     with gr.Blocks() as demo:
         generate_tab.build(Reader(language.switch(), screen.box()))
-    handler = next(event.fn for event in demo.fns.values() if getattr(event.fn, "__name__", "") == "generate_in_page")
+    handler = next(event.fn for event in listeners(demo) if getattr(event.fn, "__name__", "") == "generate_in_page")
     request = types.SimpleNamespace(session_hash=f"test-{end}")  # what Gradio hands the event: its session
     settings = ["Once upon a time", "temperature", 256, 1.0, 50, 0.9, 4, 1, "", 0, 1.0, ""]
 

@@ -1,10 +1,11 @@
 """Gradio's private names, each in `bg_demo/ui/gradio_compat.py` and nowhere else: every one still exists in the
 installed Gradio and does what the app needs of it (the lean sessions at every call site, the fair queue the running
 app uses, the page's markers, the browser's markup and bundle), the version check refuses an untested Gradio, and no
-other module reaches into Gradio (a lint over the source)."""
+other module or test reaches into Gradio (a lint over the source and the tests)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import types
@@ -91,6 +92,28 @@ def test_a_handler_runs_with_its_request_set_where_building_reads_it():
         demo.close()
 
 
+# --- the layout: blocks and their listeners ---------------------------------------------------------------------------
+
+
+def test_listeners_and_block_ids_are_the_ones_gradio_s_config_describes():
+    def echo(words):
+        return words
+
+    with gr.Blocks() as demo:
+        box, out = gr.Textbox(elem_id="box"), gr.Textbox()
+        gr.Button().click(echo, box, out, api_name="echo").then(lambda: None, None, None)
+    first, then = gradio_compat.listeners(demo)
+    assert (first.fn, first.inputs, first.outputs, first.api_name) == (echo, [box], [out], "echo")
+    assert first.api_visibility == "public" and isinstance(first.concurrency_id, str) and first.targets
+    assert gradio_compat.listener(demo, then.trigger_after) is first  # what a `.then` follows
+    described = demo.config["dependencies"]
+    assert [d["id"] for d in described][:1] == [then.trigger_after]
+    assert described[0]["inputs"] == [gradio_compat.block_id(box)]  # the ids the public config names blocks by
+    assert described[0]["outputs"] == [gradio_compat.block_id(out)]
+    component = next(c for c in demo.config["components"] if c["id"] == gradio_compat.block_id(box))
+    assert component["props"]["elem_id"] == "box" and demo.blocks[gradio_compat.block_id(box)] is box
+
+
 # --- sessions ---------------------------------------------------------------------------------------------------------
 
 
@@ -150,6 +173,35 @@ def test_a_lean_session_shares_the_app_s_components_until_one_changes_and_keeps_
     session[box._id] = changed
     assert session[box._id] is changed and demo.default_config.blocks[box._id] is box  # copied on its first change
     assert [state for state, _, _ in session.state_components] == [kept]  # Gradio's expiry reads the TTLs we keep
+
+
+def test_a_new_session_runs_listeners_through_gradio_and_keeps_their_states():
+    from gradio.state_holder import SessionState
+
+    with gr.Blocks() as demo:
+        count = gr.State(0)
+        shown = gr.Number()
+        gr.Button().click(lambda n: (n + 1, n + 1), count, [count, shown])
+    session = gradio_compat.new_session(demo)
+    assert isinstance(session, SessionState) and gradio_compat.session_value(session, count) == 0  # the default
+    (step,) = gradio_compat.listeners(demo)
+    for _ in range(2):
+        data = asyncio.run(demo.process_api(step, [None], session))["data"]  # a State's input: the session's
+    assert gradio_compat.session_value(session, count) == 2 and data[-1] == 2
+    assert gradio_compat.session_value(gradio_compat.new_session(demo), count) == 0  # a fresh one
+
+
+def test_a_running_app_s_session_is_found_by_its_hash_and_none_is_made():
+    from gradio.state_holder import StateHolder
+
+    with gr.Blocks() as demo:
+        gr.Textbox()
+    assert gradio_compat.kept_session(demo, "a") is None  # not launched: no sessions kept
+    holder = StateHolder()
+    holder.set_blocks(demo)  # what launching does
+    holder["a"]  # a request of session "a"
+    assert gradio_compat.kept_session(demo, "a") is holder.session_data["a"]
+    assert gradio_compat.kept_session(demo, "b") is None and "b" not in holder
 
 
 def test_idle_sessions_are_swept_through_gradio_s_state_holder():
@@ -219,17 +271,25 @@ def test_the_routes_the_guard_watches_are_the_app_s_routes(running):
 
     demo, _ = running
 
-    def routed(path: str) -> bool:  # a POST of `path` reaches one of Gradio's routes
-        scope = {"type": "http", "path": path, "method": "POST", "root_path": "", "headers": [], "query_string": b""}
+    def routed(path: str, method: str = "POST") -> bool:  # a request of `path` reaches one of Gradio's routes
+        scope = {"type": "http", "path": path, "method": method, "root_path": "", "headers": [], "query_string": b""}
         return any(route.matches(scope)[0] == Match.FULL for route in demo.app.routes)
 
     for path in (gradio_compat.JOIN, gradio_compat.CANCEL, gradio_compat.UPLOAD, f"{gradio_compat.CALL}classify",
                  *(f"{prefix}classify" for prefix in gradio_compat.RUN)):
         assert routed(path), path
+    assert routed(gradio_compat.INFO, "GET")
     assert not routed(f"{gradio_compat.CALL}classify/more")
     assert gradio_compat.blocks_of({"app": demo.app}) is demo
     assert not gradio_compat.has_login({"app": demo.app})
     assert gradio_compat.has_login({"app": types.SimpleNamespace(auth={"a": "b"}, auth_dependency=None)})
+    # a test's stand-in for the app: what the middleware reads of Gradio's App, and nothing it lacks
+    stand_in = gradio_compat.StandInApp(demo)
+    assert gradio_compat.blocks_of({"app": stand_in}) is demo and not gradio_compat.has_login({"app": stand_in})
+    stand_in.auth = {"a": "b"}
+    assert gradio_compat.has_login({"app": stand_in})
+    assert all(hasattr(demo.app, name) for name in vars(stand_in) if name != "blocks")
+    assert all(hasattr(demo.app, name) for name in vars(gradio_compat.StandInApp) if not name.startswith("__"))
 
 
 def test_no_endpoint_runs_around_the_queue(running):
@@ -348,6 +408,23 @@ def _sources() -> list[Path]:
     return [*sorted((ROOT / "bg_demo").rglob("*.py")), ROOT / "app.py"]
 
 
+def _tests() -> list[Path]:
+    """Every test and its support, but this file (which checks the compat module against Gradio's own names)."""
+    return [path for path in sorted((ROOT / "tests").rglob("*.py")) if path != Path(__file__).resolve()]
+
+
+def _private_uses(path: Path, underscored: bool) -> list[str]:
+    """`path:line: text` of each line of `path` that names something private of Gradio's (PRIVATE; with
+    `underscored`, any other object's underscore attribute too)."""
+    found = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if re.match(r"\s*(from|import)\s+bg_demo\b", line):
+            continue  # our own modules' paths (`bg_demo.backend._common`)
+        if PRIVATE.search(line) or (underscored and UNDERSCORED.search(line)):
+            found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    return found
+
+
 def test_no_module_but_the_compat_module_uses_a_private_gradio_name():
     compat = ROOT / "bg_demo" / "ui" / "gradio_compat.py"
     found = []
@@ -355,18 +432,30 @@ def test_no_module_but_the_compat_module_uses_a_private_gradio_name():
         if path == compat:
             continue
         in_ui = path.parent == ROOT / "bg_demo" / "ui" or path.name == "app.py"
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if re.match(r"\s*(from|import)\s+bg_demo\b", line):
-                continue  # our own modules' paths (`bg_demo.backend._common`)
-            if PRIVATE.search(line) or (in_ui and UNDERSCORED.search(line)):
-                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+        found += _private_uses(path, underscored=in_ui)
     assert found == [], "private Gradio names belong in bg_demo/ui/gradio_compat.py:\n" + "\n".join(found)
+
+
+def test_no_test_but_this_one_uses_a_private_gradio_name():
+    """The tests reach Gradio's internals through the compat module too (`listeners`, `block_id`, `new_session`,
+    `StandInApp`...), so that this file alone says what an upgrade of Gradio breaks. PRIVATE only: tests read the
+    underscore names of our own modules (`decoding._admissible`), which UNDERSCORED cannot tell from Gradio's."""
+    tests = _tests()
+    assert ROOT / "tests" / "support" / "pages.py" in tests and Path(__file__).resolve() not in tests
+    found = [use for path in tests for use in _private_uses(path, underscored=False)]
+    assert found == [], ("private Gradio names belong in bg_demo/ui/gradio_compat.py (a test calls its functions):\n"
+                         + "\n".join(found))
 
 
 def test_the_lint_finds_what_it_looks_for():
     for line in ("from gradio.context import LocalContext", "demo._queue", "x = demo.fns.values()", "block._id",
                  "core = '/assets/core-abc.js'", 'httpx.post("/gradio_api/upload")'):
         assert PRIVATE.search(line) or UNDERSCORED.search(line), line
+    # what the tests used before the compat module's functions, each found without UNDERSCORED
+    for line in ("shown[fill.outputs[1]._id]", "for d in demo.fns.values()", "demo.fns[d.trigger_after]",
+                 "from gradio.state_holder import SessionState", "SessionState(demo)", "_live(StateHolder)",
+                 "def get_blocks(self):", '"window.gradio_config" in page', '("/gradio_api/info", here)'):
+        assert PRIVATE.search(line), line
     for line in ("self._pages = {}", "fn.__name__", "import gradio as gr", "demo.config['dependencies']"):
         assert not (PRIVATE.search(line) or UNDERSCORED.search(line)), line
 

@@ -94,10 +94,11 @@ def test_every_page_event_reads_the_look_and_keeps_its_state_and_a_change_of_loo
     import gradio as gr
 
     from bg_demo.ui import build_demo, language, page, screen
+    from bg_demo.ui.gradio_compat import block_id, listener, listeners
     from tests.support.pages import rerendering
 
     demo = build_demo()
-    events = [d for d in demo.fns.values() if getattr(d.fn, "__name__", "").endswith("_in_page")]
+    events = [d for d in listeners(demo) if getattr(d.fn, "__name__", "").endswith("_in_page")]
     assert len({d.fn for d in events}) > 20  # every tab's pages, their why panels, the lab's steps
     for dependency in events:
         *_, state, lang, width = dependency.inputs
@@ -108,14 +109,14 @@ def test_every_page_event_reads_the_look_and_keeps_its_state_and_a_change_of_loo
     # the switch and the width report are each followed by one event, rerendering every page from its state
     rerender = rerendering(demo)
     followed = []
-    for dependency in demo.fns.values():
+    for dependency in listeners(demo):
         if getattr(dependency.fn, "__name__", "") == "rerender":
-            before = demo.fns[dependency.trigger_after]
-            followed += [(demo.blocks[block_id].elem_id, name) for block_id, name in before.targets]
+            before = listener(demo, dependency.trigger_after)
+            followed += [(demo.blocks[target].elem_id, name) for target, name in before.targets]
     assert sorted(followed) == [(language.ELEM_ID, "input"), (f"{screen.ELEM_ID}-report", "click")]
     assert [block.elem_id for block in rerender.inputs[:2]] == [language.ELEM_ID, screen.ELEM_ID]
-    read = {block._id for block in rerender.inputs if isinstance(block, gr.State)}
-    assert read == {dependency.outputs[-1]._id for dependency in events}  # every page's state, and only those
+    read = {block_id(block) for block in rerender.inputs if isinstance(block, gr.State)}
+    assert read == {block_id(dependency.outputs[-1]) for dependency in events}  # every page's state, and only those
 
 
 def test_kept_results_pass_through_gradios_state_tracking_and_the_rerender(counted):
@@ -124,6 +125,7 @@ def test_kept_results_pass_through_gradios_state_tracking_and_the_rerender(count
     import gradio as gr
 
     from bg_demo.ui import build_demo
+    from bg_demo.ui.gradio_compat import block_id, session_value
     from bg_demo.ui.page import Shown
     from tests.support.pages import event, rerendering, through_gradio
 
@@ -132,16 +134,16 @@ def test_kept_results_pass_through_gradios_state_tracking_and_the_rerender(count
     _, session = through_gradio(demo, sentiment, ["What a fine day.", None, "en", 1280])
     through_gradio(demo, lab, ["The cat sat on", 1.0, 0, 1.0, "", "", None, "en", 1280], session)
     data, _ = through_gradio(demo, step, [None, None, 1.0, 0, 1.0, "", "", None, "en", 1280], session)
-    kept = session[lab.outputs[-1]._id]
+    kept = session_value(session, lab.outputs[-1])
     assert isinstance(kept, Shown) and len(kept.result["history"]) == 1 and kept.error is None
     assert data[-2]["visible"] is False  # no error
-    assert isinstance(session[sentiment.outputs[-1]._id], Shown)
+    assert isinstance(session_value(session, sentiment.outputs[-1]), Shown)
     rerender = rerendering(demo)
     values = [None if isinstance(block, gr.State) else block.value for block in rerender.inputs[2:]]
     data, _ = through_gradio(demo, rerender, ["ko", 1280, *values], session)
-    shown = {block._id: value for block, value in zip(rerender.outputs, data)}
-    assert text.t("fig.tasks.probability", "ko") in str(shown[sentiment.outputs[0]._id])
-    assert shown[lab.outputs[2]._id]["headers"] == text.t("lab.history_headers", "ko").split("|")
+    shown = {block_id(block): value for block, value in zip(rerender.outputs, data)}
+    assert text.t("fig.tasks.probability", "ko") in str(shown[block_id(sentiment.outputs[0])])
+    assert shown[block_id(lab.outputs[2])]["headers"] == text.t("lab.history_headers", "ko").split("|")
     assert counted["classify"] == 1
 
 
@@ -364,12 +366,15 @@ def _boxed(words: str) -> str:
 
 def _shown_ids(dependency) -> set[int]:
     """The outputs of a page event a change of look renders again: all but the raw JSON and the state."""
+    from bg_demo.ui.gradio_compat import block_id
+
     *outputs, raw, box, _ = dependency.outputs
-    return {block._id for block in (*outputs, box)}
+    return {block_id(block) for block in (*outputs, box)}
 
 
 def test_a_switch_redraws_fill_mask_sentiment_and_next_sentence_in_the_new_language_without_a_model(counted):
     from bg_demo.ui import build_demo
+    from bg_demo.ui.gradio_compat import block_id
     from tests.support.pages import event, run, switch
 
     demo = build_demo()
@@ -386,26 +391,27 @@ def test_a_switch_redraws_fill_mask_sentiment_and_next_sentence_in_the_new_langu
     # these three pages, and nothing else: the pages with nothing kept are left as they are
     assert set(shown) == _shown_ids(fill) | _shown_ids(sentiment) | _shown_ids(nsp)
     probability = text.t("fig.tasks.probability", "ko")
-    bars = shown[fill.outputs[1]._id]
+    bars = shown[block_id(fill.outputs[1])]
     assert bars.layout.xaxis.title.text == probability
     assert [note.text for note in bars.layout.annotations][:2] == [text.t("fig.tasks.mask_of", "ko", i=i, n=2)
                                                                   for i in (1, 2)]
-    assert shown[sentiment.outputs[0]._id].layout.xaxis.title.text == probability
-    labels = set(shown[nsp.outputs[0]._id].data[0].customdata)
+    assert shown[block_id(sentiment.outputs[0])].layout.xaxis.title.text == probability
+    labels = set(shown[block_id(nsp.outputs[0])].data[0].customdata)
     assert labels == {text.t("nsp.is_next", "ko"), text.t("nsp.not_next", "ko")}
     for dependency in (fill, sentiment, nsp):
-        assert shown[dependency.outputs[-2]._id].visible is False  # no error: the box stays hidden
-        assert dependency.outputs[-3]._id not in shown  # the raw JSON holds no words: not sent again
+        assert shown[block_id(dependency.outputs[-2])].visible is False  # no error: the box stays hidden
+        assert block_id(dependency.outputs[-3]) not in shown  # the raw JSON holds no words: not sent again
     # and back: the same figure as the English run drew
     english = switch(demo, "en", 1280, states)
     drawn, *_ = run(fill, ["The cat sat on the [MASK] by the [MASK].", 3, ""])
-    assert english[fill.outputs[1]._id].to_json() == drawn[1].to_json()
+    assert english[block_id(fill.outputs[1])].to_json() == drawn[1].to_json()
 
 
 def test_a_switch_rewords_the_error_boxes(counted):
     import gradio as gr
 
     from bg_demo.ui import build_demo
+    from bg_demo.ui.gradio_compat import block_id
     from tests.support.pages import event, run, switch
 
     demo = build_demo()
@@ -418,25 +424,26 @@ def test_a_switch_rewords_the_error_boxes(counted):
     _, _, nsp_kept = run(nsp, ["", "He bought a gallon of milk.", ""])
     assert nsp_kept.result is None and nsp_kept.error is not None
     shown = switch(demo, "ja", 1280, {fill.outputs[-1]: fill_kept, nsp.outputs[-1]: nsp_kept})
-    assert shown[fill.outputs[-2]._id].value == _boxed(text.t("error.no_mask", "ja", mask="[MASK]"))
-    assert shown[fill.outputs[1]._id].layout.xaxis.title.text == text.t("fig.tasks.probability", "ja")
+    assert shown[block_id(fill.outputs[-2])].value == _boxed(text.t("error.no_mask", "ja", mask="[MASK]"))
+    assert shown[block_id(fill.outputs[1])].layout.xaxis.title.text == text.t("fig.tasks.probability", "ja")
     what = text.t("field.first sentence", "ja")
-    assert shown[nsp.outputs[-2]._id].value == _boxed(text.t("error.empty", "ja", what=what))
-    assert set(shown) & set(_shown_ids(nsp)) == {nsp.outputs[-2]._id}  # nothing drawn yet: only its error
+    assert shown[block_id(nsp.outputs[-2])].value == _boxed(text.t("error.empty", "ja", what=what))
+    assert set(shown) & set(_shown_ids(nsp)) == {block_id(nsp.outputs[-2])}  # nothing drawn yet: only its error
     # a later run that succeeds is what the page shows: the switch keeps its box hidden
     _, _, fill_kept = run(fill, ["The cat sat on the [MASK].", 3, ""], lang="ja", shown=fill_kept)
     shown = switch(demo, "ko", 1280, {fill.outputs[-1]: fill_kept, nsp.outputs[-1]: nsp_kept})
-    assert shown[fill.outputs[-2]._id].visible is False
-    assert shown[nsp.outputs[-2]._id].value.startswith(_boxed(text.t("field.first sentence", "ko")))
+    assert shown[block_id(fill.outputs[-2])].visible is False
+    assert shown[block_id(nsp.outputs[-2])].value.startswith(_boxed(text.t("field.first sentence", "ko")))
     assert counted["fill_mask"] == 3 and counted["next_sentence"] == 1
 
 
 def _redraw(demo, state):
     """A page's view event: the one that draws more outputs from its state with view controls."""
+    from bg_demo.ui.gradio_compat import block_id, listeners
     from tests.support.pages import event
 
-    for dependency in demo.fns.values():
-        if getattr(dependency.fn, "__name__", "") == "redraw" and dependency.inputs[0]._id == state._id:
+    for dependency in listeners(demo):
+        if getattr(dependency.fn, "__name__", "") == "redraw" and block_id(dependency.inputs[0]) == block_id(state):
             return dependency
     return event(demo, name="redraw", outputs_contain=state)  # none: says what was looked for
 
@@ -458,6 +465,7 @@ def _attention_pages(demo):
 def test_a_switch_redraws_the_attention_and_compare_pages_from_their_kept_results(counted):
     from bg_demo.look import Look
     from bg_demo.ui import attention_tab, build_demo
+    from bg_demo.ui.gradio_compat import block_id
     from tests.support.pages import call, run, switch
 
     demo = build_demo()
@@ -469,27 +477,29 @@ def test_a_switch_redraws_the_attention_and_compare_pages_from_their_kept_result
     shown = switch(demo, "ko", 1280, {attention.outputs[-1]: attention_kept, compare.outputs[-1]: compare_kept},
                    controls)
     assert dict(counted) == {"attention": 1, "compare": 1}
-    plot = shown[map_view.outputs[0]._id]
+    plot = shown[block_id(map_view.outputs[0])]
     assert plot.layout.title.text.startswith(text.t("fig.attention.head_title", "ko", layer=1, head=0))
-    assert shown[attention.outputs[0]._id] == attention_tab.notice(attention_kept.result, Look("ko"))
-    assert attention.outputs[2]._id not in shown  # the raw JSON holds no words: not sent again
-    encoder_plot, decoder_plot = (shown[block._id] for block in heads_view.outputs[:2])
+    assert shown[block_id(attention.outputs[0])] == attention_tab.notice(attention_kept.result, Look("ko"))
+    assert block_id(attention.outputs[2]) not in shown  # the raw JSON holds no words: not sent again
+    encoder_plot, decoder_plot = (shown[block_id(block)] for block in heads_view.outputs[:2])
     assert encoder_plot.layout.title.text.startswith(text.t("fig.attention.head_title", "ko", layer=1, head=1))
     assert decoder_plot.layout.title.text.startswith(text.t("fig.attention.head_title", "ko", layer=1, head=1))
-    assert shown[compare.outputs[1]._id].layout.yaxis.title.text == text.t("fig.attention.future_axis", "ko")
+    assert shown[block_id(compare.outputs[1])].layout.yaxis.title.text == text.t("fig.attention.future_axis", "ko")
 
 
 def test_a_width_crossing_redraws_the_map_for_a_phone_from_the_kept_result(counted):
     from bg_demo import figures
     from bg_demo.look import Look
     from bg_demo.ui import attention_tab, build_demo
+    from bg_demo.ui.gradio_compat import block_id
     from tests.support.pages import run, switch
 
     demo = build_demo()
     attention, _, map_view, _, controls = _attention_pages(demo)
     _, _, kept = run(attention, ["The cat sat on the mat.", "encoder", ""])
     states = {attention.outputs[-1]: kept}
-    phone, laptop = (switch(demo, "ja", width, states, controls)[map_view.outputs[0]._id] for width in (390, 1280))
+    map_id = block_id(map_view.outputs[0])
+    phone, laptop = (switch(demo, "ja", width, states, controls)[map_id] for width in (390, 1280))
     assert dict(counted) == {"attention": 1}
     result = attention_tab.maps(kept.result)
     drawn = figures.attention_figure(result, Look("ja", 390), "head", 1, 0, False, "entropy", 0, 1)
@@ -501,6 +511,7 @@ def test_a_width_crossing_redraws_the_map_for_a_phone_from_the_kept_result(count
 
 def test_a_switch_rewords_a_finished_generations_status_line(counted):
     from bg_demo.ui import build_demo
+    from bg_demo.ui.gradio_compat import block_id
     from tests.support.pages import event, run, switch
 
     demo = build_demo()
@@ -512,8 +523,8 @@ def test_a_switch_rewords_a_finished_generations_status_line(counted):
     shown = switch(demo, "ko", 1280, {generate.outputs[-1]: kept})
     status = 2  # the outputs: the text, the beams, the status line, the raw result
     assert _pattern("generate.status", "en").fullmatch(english[status])
-    assert english[status] != shown[generate.outputs[status]._id]
-    assert _pattern("generate.status", "ko").fullmatch(shown[generate.outputs[status]._id])
+    assert english[status] != shown[block_id(generate.outputs[status])]
+    assert _pattern("generate.status", "ko").fullmatch(shown[block_id(generate.outputs[status])])
     assert dict(counted) == {"submit_generation": 1}  # no model call of any kind
 
 

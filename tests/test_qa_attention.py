@@ -193,12 +193,13 @@ def demo(tiny_dir):
 def _pages(demo):
     """The QA page, its "Where the answer looks" run (from the answer's JSON on screen) and that view's redraw of
     one layer and head."""
+    from bg_demo.ui.gradio_compat import listeners
     from tests.support.pages import event
 
     answer = event(demo, api="qa")
     look = event(demo, name="attention_in_page")  # qa_tab.attention
     state = look.outputs[-1]
-    (redraw,) = {d.fn: d for d in demo.fns.values()
+    (redraw,) = {d.fn: d for d in listeners(demo)
                  if getattr(d.fn, "__name__", "") == "redraw" and d.inputs[0] is state}.values()
     return answer, look, redraw
 
@@ -259,6 +260,7 @@ def test_the_tab_says_when_there_is_no_answer_to_look_from(answered, demo):
 
 def test_a_language_switch_redraws_the_view_from_the_kept_rows(answered, demo, monkeypatch):
     """The view's note and figure are rendered again in the new language from the kept rows."""
+    from bg_demo.ui.gradio_compat import block_id
     from tests.support.pages import run, switch
 
     _, result = answered
@@ -271,8 +273,9 @@ def test_a_language_switch_redraws_the_view_from_the_kept_rows(answered, demo, m
     layer, head = redraw.inputs[3:]
     values = switch(demo, "ko", 1280, {look.outputs[-1]: kept}, {layer: 1, head: 2})
     assert len(calls) == 1  # drawn again from the kept rows, not run again
-    assert values[redraw.outputs[0]._id].layout.title.text == text.t("fig.qa_attention.title", "ko", layer=1, head=2)
-    assert values[look.outputs[0]._id].startswith(text.t("qa.attention.read", "ko", window=state.window + 1,
+    title = text.t("fig.qa_attention.title", "ko", layer=1, head=2)
+    assert values[block_id(redraw.outputs[0])].layout.title.text == title
+    assert values[block_id(look.outputs[0])].startswith(text.t("qa.attention.read", "ko", window=state.window + 1,
                                                          windows=state.n_windows, n=len(state.tokens),
                                                          start=state.start, end=state.end))
-    assert values[look.outputs[-2]._id].visible is False  # no error
+    assert values[block_id(look.outputs[-2])].visible is False  # no error

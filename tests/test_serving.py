@@ -148,13 +148,13 @@ def test_joins_arriving_together_cannot_pass_the_share_before_they_are_queued(ap
 
 
 def test_an_anonymous_call_leaves_no_copy_of_the_page_in_its_session(app_url):
-    from gradio.state_holder import StateHolder
+    import gradio as gr
 
     client = Client(app_url)
     event = client.join("classify", ["I loved this movie."]).json()["event_id"]
     assert completed(client, {event})[event]["success"]
-    holders = [obj for obj in _live(StateHolder) if client.session in obj.session_data]
-    session = holders[0].session_data[client.session]
+    sessions = [gradio_compat.kept_session(blocks, client.session) for blocks in _live(gr.Blocks)]
+    session = next(kept for kept in sessions if kept is not None)
     assert isinstance(session, gradio_compat.LeanSession) and session.config_values == {} and session._own is None
 
 
@@ -178,24 +178,25 @@ def _page(app_url: str, accepted: str) -> httpx.Response:
     return httpx.get(app_url, headers={"Accept-Encoding": accepted})
 
 
-def _inlined(page: str, name: str) -> dict:
-    start = page.index(f"window.gradio_{name} = ") + len(f"window.gradio_{name} = ")
-    return json.loads(page[start:page.index(";</script>", start)])
+def _inlined(page: bytes, marker: bytes) -> dict:
+    start = page.index(marker) + len(marker)
+    return json.loads(page[start:page.index(gradio_compat.INLINED_END, start)])
 
 
 def test_the_page_is_sent_compressed_to_a_browser_that_accepts_gzip(app_url):
     compressed, plain = _page(app_url, "gzip, deflate, br"), _page(app_url, "identity")
     assert compressed.headers["content-encoding"] == "gzip" and "content-encoding" not in plain.headers
-    assert compressed.text == plain.text and "window.gradio_config" in plain.text  # httpx unpacks the gzip
+    assert compressed.text == plain.text and gradio_compat.INLINED_CONFIG in plain.content  # httpx unpacks the gzip
     assert int(compressed.headers["content-length"]) * 5 < len(plain.content)
 
 
 def test_the_page_keeps_to_its_budget_and_carries_nothing_its_browser_never_reads(app_url):
     page = _page(app_url, "gzip")
     assert int(page.headers["content-length"]) <= PAGE_ON_THE_WIRE and len(page.content) <= PAGE_RAW
-    components = _inlined(page.text, "config")["components"]
+    components = _inlined(page.content, gradio_compat.INLINED_CONFIG)["components"]
     assert not [c["id"] for c in components if set(c) & {"api_info", "api_info_as_input", "example_inputs"}]
-    assert not any("code_snippets" in endpoint for endpoint in _inlined(page.text, "api_info")["named_endpoints"].values())
+    endpoints = _inlined(page.content, gradio_compat.INLINED_API_INFO)["named_endpoints"]
+    assert not any("code_snippets" in endpoint for endpoint in endpoints.values())
     assert len(components) > 500 and any(c.get("props", {}).get("samples") for c in components)  # the page itself stays
     theme = httpx.get(f"{app_url}theme.css").text  # the device's own fonts: no web font to fetch
     assert "--font" in theme and "@font-face" not in theme and ".woff2" not in theme
@@ -204,21 +205,18 @@ def test_the_page_keeps_to_its_budget_and_carries_nothing_its_browser_never_read
 def test_only_a_rendered_page_is_trimmed():
     other = b"<html><script>window.something = {};</script></html>"
     assert serving.lighter(other) == other
-    page = b'<script>window.gradio_config = {"components": [{"id": 1, "api_info": {}, "props": {"x": 1}}]};</script>'
-    assert serving.lighter(page) == b'<script>window.gradio_config = {"components":[{"id":1,"props":{"x":1}}]};</script>'
+    config, end = gradio_compat.INLINED_CONFIG, gradio_compat.INLINED_END
+    page = b'<script>' + config + b'{"components": [{"id": 1, "api_info": {}, "props": {"x": 1}}]}' + end
+    assert serving.lighter(page) == b'<script>' + config + b'{"components":[{"id":1,"props":{"x":1}}]}' + end
 
 
-class _Rendering:
+class _Rendering(gradio_compat.StandInApp):
     """An ASGI app that renders a page as Gradio's route does, counting its renders (with the scope's `app`, the
-    Gradio app FastAPI puts there: its login settings and its blocks' config)."""
+    Gradio app FastAPI puts there: its login settings and its blocks' config, `blocks.config`)."""
 
     def __init__(self, status: int = 200, cookie: bool = False):
+        super().__init__(types.SimpleNamespace(config={"components": []}))
         self.renders, self.status, self.cookie = 0, status, cookie
-        self.auth = self.auth_dependency = None
-        self.config = {"components": []}
-
-    def get_blocks(self):
-        return types.SimpleNamespace(config=self.config)
 
     async def __call__(self, scope, receive, send):
         import asyncio
@@ -263,7 +261,7 @@ def test_the_page_and_config_are_rendered_once_per_address_and_sent_from_memory_
     assert set(pages[:20]) == {pages[0]} and b"a.example" in pages[0] and b"b.example" in pages[20]
     _visits(app, ("/config", here), ("/config", here))
     assert app.renders == 3  # the config a client reads is kept too
-    _visits(app, ("/gradio_api/info", here), ("/gradio_api/info", here))
+    _visits(app, (gradio_compat.INFO, here), (gradio_compat.INFO, here))
     assert app.renders == 5  # nothing else is
 
 
@@ -278,7 +276,7 @@ def test_a_kept_page_is_dropped_when_the_config_changes_and_never_kept_with_a_lo
         cache = serving.PageCache(app)
         if change == "config":
             _visit_with(cache, app)
-            app.config = {"components": [1]}
+            app.blocks.config = {"components": [1]}
         _visit_with(cache, app)
         _visit_with(cache, app)
         assert app.renders == 2, change  # config: rendered before and after the change, then kept; others: never kept
@@ -299,8 +297,8 @@ def test_the_app_s_page_and_config_come_from_memory_with_the_root_of_the_address
     first, again = _page(app_url, "gzip"), _page(app_url, "gzip")
     assert first.content == again.content and first.headers["content-encoding"] == "gzip"
     proxied = httpx.get(app_url, headers={"Accept-Encoding": "gzip", "X-Forwarded-Host": "school.example"})
-    assert _inlined(proxied.text, "config")["root"] == "http://school.example"
-    assert _inlined(first.text, "config")["root"] != "http://school.example"
+    assert _inlined(proxied.content, gradio_compat.INLINED_CONFIG)["root"] == "http://school.example"
+    assert _inlined(first.content, gradio_compat.INLINED_CONFIG)["root"] != "http://school.example"
     config, again = httpx.get(f"{app_url}config").json(), httpx.get(f"{app_url}config").json()
     assert config == again and len(config["components"]) > 500 and config["root"] != "http://school.example"
     proxied = httpx.get(f"{app_url}config", headers={"X-Forwarded-Host": "school.example"}).json()

@@ -257,13 +257,14 @@ def test_zerogpu_s_refusal_is_said_beside_the_page_s_outputs_in_its_reader_s_lan
 
     from bg_demo.ui import fill_mask_tab, generate_tab, language, screen
     from bg_demo.ui.common import plain
+    from bg_demo.ui.gradio_compat import listeners
     from bg_demo.ui.page import Reader, Shown
 
     def handlers(tab) -> dict:
         """The events of one tab's pages by their functions' names (`<compute>_in_page`)."""
         with gr.Blocks() as demo:
             tab.build(Reader(language.switch(), screen.box()))
-        return {getattr(event.fn, "__name__", None): event.fn for event in demo.fns.values()}
+        return {getattr(event.fn, "__name__", None): event.fn for event in listeners(demo)}
 
     refusal = text.Text("app.gpu_service", message="No GPU was available")
     fill_mask = handlers(fill_mask_tab)["compute_in_page"]

@@ -1,10 +1,10 @@
 """Every name of Gradio's that is not its public API, in one module: what the app reaches into, why no public API
 does the job (in Gradio 6.31), and the version range it was checked against.
 
-The rest of `bg_demo` calls the functions and constants here and nothing private of Gradio's
+The rest of `bg_demo`, and the tests, call the functions and constants here and nothing private of Gradio's
 (tests/test_gradio_compat.py checks both: that each name here still exists and behaves, and that no other module
-uses one). A Gradio outside `TESTED` is refused at start-up (`check_version`), since several of these would fail
-silently on an upgrade: fairness off, the upload guard off, scroll-into-view off.
+or test uses one). A Gradio outside `TESTED` is refused at start-up (`check_version`), since several of these would
+fail silently on an upgrade: fairness off, the upload guard off, scroll-into-view off.
 """
 
 from __future__ import annotations
@@ -74,7 +74,54 @@ def building() -> bool:
     return Context.root_block is not None and LocalContext.request.get(None) is None
 
 
+# --- the layout: blocks and their listeners -------------------------------------------------------------------------
+
+
+def block_id(block) -> int:
+    """The id Gradio gives a block: its key in the app's config (`config["components"][i]["id"]`, a listener's
+    `inputs`/`outputs`) and in a session's values. Private: `Block._id`. No public attribute holds it (`elem_id` is
+    the app's own name, and optional)."""
+    return block._id
+
+
+def listeners(blocks) -> list:
+    """The event listeners of `blocks`, in the order they were added: each with its function (`.fn`), its blocks
+    (`.inputs`, `.outputs`), `.api_name`, `.api_visibility`, `.concurrency_id`, `.targets` ((block id, event name)
+    pairs) and `.trigger_after` (the number of the listener a `.then`/`.success` follows, for `listener`).
+    Private: `Blocks.fns` and its values (`gradio.block_function.BlockFunction`). The public config
+    (`Blocks.config["dependencies"]`) describes each listener but holds neither its function nor its blocks."""
+    return list(blocks.fns.values())
+
+
+def listener(blocks, number: int):
+    """The listener of `blocks` numbered `number` (its `fn_index`; what a `.then`'s `trigger_after` names).
+    Private: as `listeners`."""
+    return blocks.fns[number]
+
+
 # --- sessions -------------------------------------------------------------------------------------------------------
+
+
+def new_session(blocks):
+    """A fresh session of `blocks`, as Gradio makes one for a new visitor: for `Blocks.process_api(listener, values,
+    session)`, which reads a listener's States from it and keeps what it writes (read with `session_value`). A
+    LeanSession once `use_lean_sessions` ran. Private: `gradio.state_holder.SessionState`; `process_api` (public)
+    makes none that a caller can read afterwards."""
+    return SessionState(blocks)
+
+
+def session_value(session, block):
+    """What `session` holds for `block`: a State's value, or the component as the session's handlers changed it (the
+    app's own otherwise). Private: `SessionState.__getitem__`."""
+    return session[block_id(block)]
+
+
+def kept_session(blocks, session_hash: str):
+    """The session the running `blocks` keeps for `session_hash`, or None (and none is made, as Gradio's own lookup
+    would). Private: `Blocks.state_holder` (set at launch) and `StateHolder.session_data`. No public API reaches a
+    session outside its own requests."""
+    holder = getattr(blocks, "state_holder", None)
+    return None if holder is None else holder.session_data.get(session_hash)
 
 
 class LeanSession(SessionState):
@@ -248,6 +295,7 @@ CALL = f"{API_PREFIX}/call/"  # + endpoint name (`/call/v2/<name>` takes names, 
 RUN = (f"{API_PREFIX}/run/", f"{API_PREFIX}/api/")  # + endpoint name: the call without the queue
 CANCEL = f"{API_PREFIX}/cancel"
 UPLOAD = f"{API_PREFIX}/upload"
+INFO = f"{API_PREFIX}/info"  # the API's description (a GET: what the "Use via API" page and Gradio's clients read)
 
 
 def blocks_of(scope):
@@ -261,6 +309,19 @@ def has_login(scope) -> bool:
     Private: `App.auth`, `App.auth_dependency`."""
     app = scope.get("app")
     return app is None or getattr(app, "auth", None) is not None or getattr(app, "auth_dependency", None) is not None
+
+
+class StandInApp:
+    """What the middleware reads of Gradio's `App`, for a test to put where FastAPI puts the app in a request's scope
+    (`scope["app"]`): `blocks` reached as `blocks_of` reaches them, and a login asked for (`has_login`) only once
+    `auth` or `auth_dependency` is set. Private: as `blocks_of` and `has_login`."""
+
+    def __init__(self, blocks=None) -> None:
+        self.blocks = blocks
+        self.auth = self.auth_dependency = None
+
+    def get_blocks(self):
+        return self.blocks
 
 
 # --- the page ---------------------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ import inspect
 import gradio as gr
 
 from bg_demo import look
+from bg_demo.ui.gradio_compat import block_id, listeners, new_session
 from bg_demo.ui.page import Shown
 
 SKIP = gr.skip()
@@ -27,7 +28,7 @@ def _name(dependency) -> str:
 
 
 def _id(block) -> int:
-    return getattr(block, "_id", block)
+    return block if isinstance(block, int) else block_id(block)
 
 
 def event(demo: gr.Blocks, *, name: str | None = None, api: str | None = None, outputs_contain=None,
@@ -35,16 +36,16 @@ def event(demo: gr.Blocks, *, name: str | None = None, api: str | None = None, o
     """The first event of `demo` that matches everything given: its handler's `name`, the page of the named `api`
     endpoint (a private event writing that endpoint's outputs first), a block among its outputs, its concurrency
     id. Several events share one handler (a button, Enter, each language's examples): any of them will do."""
-    found = list(demo.fns.values())
+    found = listeners(demo)
     if api is not None:
         (endpoint,) = [d for d in found if d.api_name == api and d.api_visibility == "public"]
-        head = [block._id for block in endpoint.outputs]
-        found = [d for d in found if d is not endpoint and [b._id for b in d.outputs[:len(head)]] == head
+        head = [block_id(block) for block in endpoint.outputs]
+        found = [d for d in found if d is not endpoint and [block_id(b) for b in d.outputs[:len(head)]] == head
                  and _name(d).endswith("_in_page")]
     if name is not None:
         found = [d for d in found if _name(d) == name]
     if outputs_contain is not None:
-        found = [d for d in found if _id(outputs_contain) in {b._id for b in d.outputs}]
+        found = [d for d in found if _id(outputs_contain) in {block_id(b) for b in d.outputs}]
     if concurrency_id is not None:
         found = [d for d in found if d.concurrency_id == concurrency_id]
     if not found:
@@ -92,11 +93,11 @@ def switch(demo: gr.Blocks, lang: str, width=look.WIDE, states=None, controls=No
     values = []
     for block in dependency.inputs[2:]:
         if isinstance(block, gr.State):
-            values.append(states.get(block._id))
+            values.append(states.get(block_id(block)))
         else:
-            values.append(controls.get(block._id, block.value))
+            values.append(controls.get(block_id(block), block.value))
     found = call(dependency, lang, width, *values)
-    return {block._id: value for block, value in zip(dependency.outputs, found) if value != SKIP}
+    return {block_id(block): value for block, value in zip(dependency.outputs, found) if value != SKIP}
 
 
 def kept(result=None, error=None) -> Shown:
@@ -106,11 +107,10 @@ def kept(result=None, error=None) -> Shown:
 
 def through_gradio(demo: gr.Blocks, dependency, values, session=None, request=None):
     """`dependency` run the way the server runs it: inputs preprocessed, outputs postprocessed, and the page's
-    states read from and kept in `session` (a `SessionState`; a fresh one unless given), which Gradio then hashes to
-    see which changed. `values`: every input, a state's as None (Gradio reads the session's). Returns
-    `(data, session)`: the outputs as the browser receives them."""
-    from gradio.state_holder import SessionState
-
-    session = session if session is not None else SessionState(demo)
+    states read from and kept in `session` (a Gradio session, `gradio_compat.new_session`; a fresh one unless given),
+    which Gradio then hashes to see which changed. `values`: every input, a state's as None (Gradio reads the
+    session's). Returns `(data, session)`: the outputs as the browser receives them (a state's value kept:
+    `gradio_compat.session_value(session, block)`)."""
+    session = session if session is not None else new_session(demo)
     found = asyncio.run(demo.process_api(dependency, list(values), session, request=request))
     return found["data"], session
