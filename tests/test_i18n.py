@@ -90,6 +90,23 @@ def test_the_switch_sent_with_each_event_words_it_and_the_server_remembers_none(
     assert call(chosen, "ja-JP")[0] == "ja" and call(chosen, "de")[0] == "en"
 
 
+def test_the_load_and_the_switch_relabel_every_table_of_the_app_even_an_empty_one():
+    """A table shows its column names only in the words it was built with until a value comes with them: the page
+    load and the switch send each table (every one `strings.table` made) its headers in the language chosen."""
+    import gradio as gr
+
+    from bg_demo.ui import build_demo, strings
+    from tests.support.pages import call, event
+
+    demo = build_demo()
+    made = strings.tables(demo)
+    assert {key for _, key in made} >= {"ner.table_headers", "qa.table_headers", "lab.history_headers",
+                                        "pre.token_headers", "compare.facts.headers"}
+    chosen = event(demo, name="chosen")
+    sent = [value for block, value in zip(chosen.outputs, call(chosen, "ko")) if isinstance(block, gr.Dataframe)]
+    assert [value.headers for value in sent] == [text.t(key, "ko").split("|") for _, key in made]
+
+
 def test_every_page_event_reads_the_look_and_keeps_its_state_and_a_change_of_look_rerenders_once():
     import gradio as gr
 

@@ -59,7 +59,6 @@ def build_demo() -> gr.Blocks:
     # a heartbeat every 2 s costs each open page a few bytes
     os.environ.setdefault("GRADIO_HEARTBEAT_INTERVAL", HEARTBEAT_SECONDS)
     # delete_cache: files made for downloads are removed after an hour, so a busy Space does not fill its disk
-    strings.TABLES.clear()  # the tables of this build only
     serving.use_lean_sessions()
     with gr.Blocks(title=TITLE, fill_width=True, delete_cache=(3600, 3600)) as demo:
         with gr.Row(equal_height=True, elem_classes=["bg-header"]):
@@ -71,7 +70,7 @@ def build_demo() -> gr.Blocks:
             pages = [p.under(tabs, tab.TAB_ID) for tab in TABS for p in tab.build(reader)]
         Links(pages).wire(demo, steps)
         screen.wire(demo, reader)
-        language.wire(demo, reader, strings.TABLES)
+        language.wire(demo, reader, strings.tables(demo))
         # a closed tab's generations are cancelled when Gradio notices the page is gone
         demo.unload(SESSIONS.leave)
     # api_open=False: no endpoint runs around the queue (`/run/<name>`), so its fair turn and shares hold (a Space's

@@ -89,8 +89,7 @@ class _I18n(gr.I18n):
 I18N = _I18n()
 
 
-# every table of the app, with the key of its headers: the page load and the language switch relabel them
-TABLES: list[tuple[gr.Dataframe, str]] = []
+HEADERS = "bg_headers"  # the attribute a table made by `table` keeps its headers' text key in
 
 
 def headers(key: str, lang: str = text.DEFAULT) -> list[str]:
@@ -100,10 +99,17 @@ def headers(key: str, lang: str = text.DEFAULT) -> list[str]:
 
 
 def table(key: str, **kwargs) -> gr.Dataframe:
-    """A Dataframe whose headers follow the session's language."""
+    """A Dataframe whose headers follow the page's language: it keeps their key (`HEADERS`), by which the page load
+    and the language switch relabel it (`tables`)."""
     component = gr.Dataframe(headers=headers(key), **kwargs)
-    TABLES.append((component, key))
+    setattr(component, HEADERS, key)
     return component
+
+
+def tables(blocks: gr.Blocks) -> list[tuple[gr.Dataframe, str]]:
+    """Every table of an app made by `table`, with the key of its headers."""
+    return [(block, getattr(block, HEADERS)) for block in blocks.blocks.values()
+            if isinstance(block, gr.Dataframe) and hasattr(block, HEADERS)]
 
 
 def rows(key: str, data: list, look) -> dict:
