@@ -78,6 +78,19 @@ def test_an_api_error_is_worded_in_the_language_the_call_names(client, args, key
     assert caught.value.message == text.t(key, "en", **values)
 
 
+def test_a_streams_refusal_of_a_value_is_worded_in_the_language_the_call_names(client):
+    """/generate streams: its values are checked at its first step, in the `lang` the call sends."""
+    from bg_demo.config import LIMITS
+
+    for lang in ("ja", "en"):
+        with pytest.raises(AppError) as caught:  # "three" sequences: no number
+            client.predict("Hello", "greedy", 5, 1.0, 50, 0.9, 4, "three", "", 0, 1.0, "", lang, 1280,
+                           api_name="/generate")
+        label = text.t("generate.num_return_sequences", lang)
+        assert caught.value.message == text.t("input.whole.between", lang, what=label, low=1,
+                                              high=LIMITS.max_sequences, got="'three'")
+
+
 def test_the_api_takes_an_allowed_model_and_refuses_any_other(client):
     _, _, _, raw = client.predict("서울은 한국의 [MASK]입니다.", 3, "google-bert/bert-base-multilingual-cased",
                                   api_name="/fill_mask")

@@ -14,7 +14,6 @@ session-wide lookup; an API caller passes `lang` and `width` the same way (both 
 from __future__ import annotations
 
 import contextlib
-import functools
 import inspect
 import logging
 from collections.abc import Callable
@@ -137,21 +136,6 @@ def _rendered(view: View, shown, look: Look, controls) -> list:
     return pairs
 
 
-def _in_language(fn, at: int):
-    """`fn` (an API endpoint) with the values it is sent checked in the language the call names at `args[at]` (its
-    `lang`; English when left out). A stream's checks come with its first update, in English."""
-    if inspect.isasyncgenfunction(fn):
-        return fn
-
-    @functools.wraps(fn)
-    def call(*args, **kwargs):
-        lang = args[at] if len(args) > at and isinstance(args[at], str) else text.DEFAULT
-        with text.use(lang):
-            return fn(*args, **kwargs)
-
-    return call
-
-
 def _tuple(values) -> tuple:
     return values if isinstance(values, tuple) else (values,)
 
@@ -210,7 +194,7 @@ class Task:
             width = gr.Number(looks.WIDE, visible=False, label="width", precision=0, elem_classes=[payloads.LOOK_CLASS])
             components = [*inputs.values(), lang, width]
             # raw values, prepared inside the request: what the inputs cannot use is refused in the caller's words
-            api = _in_language(payloads.checked(self._api_handler(), components), len(components) - 2)
+            api = payloads.checked(self._api_handler(), components, lang_at=len(components) - 2)
             endpoint.click(api, components, outputs, api_name=api_name, preprocess=False, **self.options)
 
     @property

@@ -29,13 +29,16 @@ from bg_demo.errors import shown
 from bg_demo.ui.strings import words
 
 
-def checked(fn, components: list):
+def checked(fn, components: list, lang_at: int | None = None):
     """`fn` for an event wired with `preprocess=False`: its first len(components) arguments, the raw values, are
-    prepared by `prepare` first (the arguments Gradio adds after them, a gr.Request or gr.Progress, pass as they are)."""
+    prepared by `prepare` first (the arguments Gradio adds after them, a gr.Request or gr.Progress, pass as they are).
+    A refusal is worded in the language the call sends at `lang_at` (its `lang`), else English."""
     n = len(components)
 
     def prepared(args) -> list:
-        return [*(prepare(c, value) for c, value in zip(components, args[:n])), *args[n:]]
+        asked = args[lang_at] if lang_at is not None and len(args) > lang_at else None
+        lang = text.language(asked) if isinstance(asked, str) else text.DEFAULT
+        return [*(prepare(c, value, lang) for c, value in zip(components, args[:n])), *args[n:]]
 
     if inspect.isasyncgenfunction(fn):
 
@@ -54,42 +57,42 @@ def checked(fn, components: list):
     return call
 
 
-def prepare(component, value):
-    """The value as the component's `preprocess` makes it, or a gr.Error saying what the input takes."""
+def prepare(component, value, lang: str = text.DEFAULT):
+    """The value as the component's `preprocess` makes it, or a gr.Error saying in `lang` what the input takes."""
     if isinstance(component, (gr.Slider, gr.Number)):
-        _check_number(component, value)
+        _check_number(component, value, lang)
     elif isinstance(component, (gr.Radio, gr.Dropdown)):
-        _check_choice(component, value)
+        _check_choice(component, value, lang)
     elif isinstance(component, gr.Textbox):
-        value = _check_text(component, value)
+        value = _check_text(component, value, lang)
     return component.preprocess(value)
 
 
-def _refuse(key: str, component, **values):
-    label = words(component.label, text.current()) or text.t("input.this")
-    raise gr.Error(text.t(key, what=label, **values), print_exception=False)
+def _refuse(key: str, component, lang: str, **values):
+    label = words(component.label, lang) or text.t("input.this", lang)
+    raise gr.Error(text.t(key, lang, what=label, **values), print_exception=False)
 
 
-def _check_text(component, value):
+def _check_text(component, value, lang: str):
     if value is None:
         return value  # left out: the handler (or the backend) says what it needs
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         value = str(value)  # a number typed as one, e.g. a seed: as Gradio itself passes it on
     if not isinstance(value, str):
-        _refuse("input.not_text", component, got=shown(value))
+        _refuse("input.not_text", component, lang, got=shown(value))
     if not value.isascii() and not encodable(value):
-        _refuse("input.not_unicode", component)
+        _refuse("input.not_unicode", component, lang)
     return value
 
 
-def _check_number(component, value) -> None:
+def _check_number(component, value, lang: str) -> None:
     if value is None and isinstance(component, gr.Number):
         return  # an empty number box: the handler (or the backend) says what it needs
     low, high, whole = component.minimum, component.maximum, _whole(component)
     if not _fits(value, low, high, whole):
         # one message says what the input takes, whatever was wrong (no input of the app has a maximum only)
         bounds = ".between" if low is not None and high is not None else ".at_least" if low is not None else ""
-        _refuse(f"input.{'whole' if whole else 'number'}{bounds}", component, low=low, high=high, got=shown(value))
+        _refuse(f"input.{'whole' if whole else 'number'}{bounds}", component, lang, low=low, high=high, got=shown(value))
 
 
 def _fits(value, low, high, whole: bool) -> bool:
@@ -109,7 +112,7 @@ def _whole(component) -> bool:
     return component.precision == 0
 
 
-def _check_choice(component, value) -> None:
+def _check_choice(component, value, lang: str) -> None:
     if value is None or getattr(component, "multiselect", False):
         return  # left out: the handler (or the backend) says what it needs
     values = [choice for _, choice in component.choices]
@@ -119,9 +122,9 @@ def _check_choice(component, value) -> None:
     elif _scalar(value) and value in values:
         return
     if not values:
-        _refuse("input.no_choices", component, got=shown(value))
+        _refuse("input.no_choices", component, lang, got=shown(value))
     listed = ", ".join(json.dumps(choice, ensure_ascii=False) for choice in values)
-    _refuse("input.not_choice", component, choices=listed, got=shown(value))
+    _refuse("input.not_choice", component, lang, choices=listed, got=shown(value))
 
 
 def _scalar(value) -> bool:
