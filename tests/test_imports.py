@@ -112,30 +112,37 @@ def _shortest_cycle(start: str, component: set[str], edges: dict[str, set[str]])
     raise AssertionError(f"{start} is in a component but on no cycle")
 
 
+def _package(root: Path, files: dict[str, str]) -> Path:
+    """A package `pkg` under `root` with these files (path inside it -> source)."""
+    for name, source in files.items():
+        path = root / "pkg" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(source)
+    return root / "pkg"
+
+
 def test_the_graph_sees_every_kind_of_import(tmp_path):
-    package = tmp_path / "pkg"
-    (package / "sub").mkdir(parents=True)
-    (package / "__init__.py").write_text("")
-    (package / "a.py").write_text("def f():\n    from pkg import b\n")
-    (package / "b.py").write_text("from .sub import c\n")
-    (package / "sub" / "__init__.py").write_text("from pkg.sub.c import value\n")
-    (package / "sub" / "c.py").write_text("import pkg.a\nvalue = 1\n")
-    edges = graph(package)
+    edges = graph(_package(tmp_path, {
+        "__init__.py": "",
+        "a.py": "def f():\n    from pkg import b\n",
+        "b.py": "from .sub import c\n",
+        "sub/__init__.py": "from pkg.sub.c import value\n",
+        "sub/c.py": "import pkg.a\nvalue = 1\n",
+    }))
     assert edges == {"pkg": set(), "pkg.a": {"pkg.b"}, "pkg.b": {"pkg.sub", "pkg.sub.c"}, "pkg.sub": {"pkg.sub.c"},
                      "pkg.sub.c": {"pkg.a"}}
     assert cycles(edges) == [["pkg.a", "pkg.b", "pkg.sub.c", "pkg.a"], ["pkg.sub", "pkg.sub.c", "pkg.a", "pkg.b", "pkg.sub"]]
 
 
 def test_a_package_that_imports_a_module_which_imports_inside_the_package_is_a_cycle(tmp_path):
-    package = tmp_path / "pkg"
-    (package / "backend").mkdir(parents=True)
-    (package / "__init__.py").write_text("from pkg import placement\n")
-    (package / "placement.py").write_text("")
-    (package / "dispatch.py").write_text("def f():\n    from pkg.backend.types import T\n")
-    (package / "backend" / "__init__.py").write_text("from pkg.dispatch import f\n")
-    (package / "backend" / "types.py").write_text("from pkg.backend import helpers\n")
-    (package / "backend" / "helpers.py").write_text("")
-    edges = graph(package)
+    edges = graph(_package(tmp_path, {
+        "__init__.py": "from pkg import placement\n",
+        "placement.py": "",
+        "dispatch.py": "def f():\n    from pkg.backend.types import T\n",
+        "backend/__init__.py": "from pkg.dispatch import f\n",
+        "backend/types.py": "from pkg.backend import helpers\n",
+        "backend/helpers.py": "",
+    }))
     assert edges["pkg"] == {"pkg.placement"} and edges["pkg.placement"] == set()  # a child's parent runs first: no edge
     assert edges["pkg.backend.types"] == {"pkg.backend.helpers"}  # inside its own package
     assert cycles(edges) == [["pkg.backend", "pkg.dispatch", "pkg.backend"]]

@@ -14,6 +14,7 @@ session-wide lookup; an API caller passes `lang` and `width` the same way (both 
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import logging
 from collections.abc import Callable
@@ -140,10 +141,11 @@ def _tuple(values) -> tuple:
     return values if isinstance(values, tuple) else (values,)
 
 
-def _special(fn) -> set:
-    """Which of `request`, `progress` a compute function takes (by keyword)."""
+@functools.cache
+def _special(fn) -> frozenset:
+    """Which of `request`, `progress` a compute function takes (by keyword); read once per function."""
     names = inspect.signature(fn).parameters
-    return {name for name in ("request", "progress") if name in names}
+    return frozenset(name for name in ("request", "progress") if name in names)
 
 
 def _signature(names: list[str]) -> inspect.Signature:
