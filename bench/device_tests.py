@@ -13,7 +13,8 @@ import json
 import os
 from pathlib import Path
 
-CHOSEN_MODULES = ("test_engine.py", "test_long_attention.py", "test_explain.py")  # batching, 512/1,024 tokens, captum
+CHOSEN_MODULES = ("test_engine.py", "test_long_attention.py", "test_explain.py",  # batching, 512/1,024 tokens, captum
+                  "test_finetune.py")  # training in the GPU's dtypes: PEFT, float32 layers over float16 ones
 KNOWN_OUT = {  # node id prefix: why it cannot run in the device check, where its imports do not show it
     "tests/test_attention.py::test_real_bert_heads_lean_on_cls_and_sep": "needs MiniLM's trained weights (80 MiB, "
     "over the size limit): the check's stand-in package has its config and vocabulary and random weights",

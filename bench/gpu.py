@@ -1,7 +1,7 @@
 """The app's figures on one device (a GPU when there is one), through the backend's public API, side by side in one run.
 
     python bench/gpu.py [--device cuda] [--size base|tiny] [--students 1,20,64] [--new-tokens 64] [--repeats 5]
-                        [--think 0.25] [--models DIR] [--phases lone,decoding,load] [--json PATH]
+                        [--think 0.25] [--models DIR] [--phases lone,decoding,load,finetune] [--json PATH]
 
 --size base (the default) loads random weights with the real shapes (bert-base for the encoder, NER and QA,
 DistilBERT for sentiment, GPT-2 for the decoder; the tiny models' tokenizers feed them, as in bench/limits.py),
@@ -23,7 +23,10 @@ written again after each phase, so a run cut short still leaves the figures it h
 4. the BERT tabs under load: while the largest class generates, one thread per tab (fill-mask, sentiment,
    entities, Q&A) sends its request, reads the answer for about --think seconds, and sends again; p50/p95
    against the tab's lone latency (target: p95 <= 3x lone), --repeats bursts pooled.
-5. memory: the peak of each phase and variant (CUDA: torch.cuda.max_memory_allocated; CPU: the process's peak
+5. finetune: the fine-tune-or-prompt page's runs on the built-in English sentiment task (16 train, 16 test sentences):
+   for BERT and GPT-2, each method (head only, LoRA, the last 2 layers), 30 AdamW steps of a batch of 8, after a
+   warm-up run: steps/s, the run's seconds, the learnt weights' bytes; and one few-shot prompt scoring per role.
+6. memory: the peak of each phase and variant (CUDA: torch.cuda.max_memory_allocated; CPU: the process's peak
    resident memory, VmHWM) and what stays allocated (resident) after it.
 """
 
@@ -158,7 +161,7 @@ class Memory:
 
     def print(self) -> None:
         kind = "CUDA allocated (max_memory_allocated)" if self.cuda else "process resident (VmHWM / VmRSS)"
-        print(f"\n5. memory, {kind}, MB")
+        print(f"\n6. memory, {kind}, MB")
         print(f"{'phase':44s} {'peak':>9s} {'after':>9s}" + (f" {'reserved':>9s}" if self.cuda else ""))
         for name, seen in self.phases.items():
             line = f"{name:44s} {seen['peak_mb']:9.0f} {seen['after_mb']:9.0f}"
@@ -426,6 +429,49 @@ def under_load(n: int, new_tokens: int, repeats: int, think: float, alone: dict,
 # --- main ------------------------------------------------------------------------------------------------------------
 
 
+def finetune(memory: Memory) -> list[dict]:
+    """Steps per second of each method and role, and a few-shot prompt's scoring; a failure is reported, not raised."""
+    from bg_demo import backend
+    from bg_demo.backend.finetune import run_to_end
+
+    task = json.loads((Path(__file__).resolve().parent.parent / "assets" / "tasks.json").read_text())["en"]["sentiment"]
+    rows = []
+    print("\n5. fine-tuning (30 AdamW steps, batch 8, built-in sentiment task; after a warm-up run)")
+    print(f"{'role':8s} {'method':8s} {'steps/s':>9s} {'seconds':>9s} {'learnt bytes':>13s} {'test acc':>9s}")
+    for role in ("encoder", "decoder"):
+        for method in ("head", "lora", "layers"):
+            try:
+                memory.wrap(f"finetune: {role} {method}", lambda: run_to_end(role, task["train"], task["test"],
+                                                                             method, 3, None, 8, 0, 2))()
+                sync()
+                started = time.perf_counter()
+                result = memory.wrap(f"finetune: {role} {method}", lambda: run_to_end(
+                    role, task["train"], task["test"], method, 30, None, 8, 0, 2))()
+                sync()
+                seconds = time.perf_counter() - started
+                row = dict(role=role, method=method, steps_per_s=30 / seconds, seconds=seconds,
+                           learnt_bytes=result.tuned.nbytes, changed=result.changed,
+                           accuracy_after=result.accuracy_after)
+                print(f"{role:8s} {method:8s} {row['steps_per_s']:9.1f} {seconds:9.2f} {row['learnt_bytes']:13,d} "
+                      f"{result.accuracy_after:9.0%}")
+            except Exception as exc:  # noqa: BLE001 - reported
+                row = dict(role=role, method=method, error=f"{type(exc).__name__}: {exc}"[:300])
+                print(f"{role:8s} {method:8s} failed: {row['error']}")
+            rows.append(row)
+        try:
+            shots = 4 if role == "decoder" else 2
+            started = time.perf_counter()
+            backend.prompt_task(role, task["train"], task["test"], task[role]["template"], task[role]["words"], shots,
+                                0, role == "decoder")
+            sync()
+            rows.append(dict(role=role, method=f"prompt {shots}-shot", seconds=time.perf_counter() - started))
+            print(f"{role:8s} prompt {shots}-shot: {rows[-1]['seconds']:.2f} s for 16 test sentences")
+        except Exception as exc:  # noqa: BLE001 - reported
+            rows.append(dict(role=role, method="prompt", error=f"{type(exc).__name__}: {exc}"[:300]))
+            print(f"{role:8s} prompt failed: {rows[-1]['error']}")
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", help="sets BG_DEMO_DEVICE (cuda, cuda:1, cpu, mps); default: the app's choice")
@@ -437,13 +483,13 @@ def main() -> int:
     parser.add_argument("--think", type=float, default=0.25, help="phase 4: seconds between one tab's requests")
     parser.add_argument("--models", help="a folder for the models of --size: read if it has all five roles, "
                         "else built there and kept")
-    parser.add_argument("--phases", default="lone,decoding,load",
-                        help="comma-separated, of lone (2), decoding (3), load (4; needs lone)")
+    parser.add_argument("--phases", default="lone,decoding,load,finetune",
+                        help="comma-separated, of lone (2), decoding (3), load (4; needs lone), finetune (5)")
     parser.add_argument("--json", help="write every figure to this file (again after each phase)")
     args = parser.parse_args()
     phases = {phase.strip() for phase in args.phases.split(",") if phase.strip()}
-    if not phases or phases - {"lone", "decoding", "load"} or ("load" in phases and "lone" not in phases):
-        parser.error(f"--phases takes some of lone,decoding,load (load needs lone); got {args.phases!r}")
+    if not phases or phases - {"lone", "decoding", "load", "finetune"} or ("load" in phases and "lone" not in phases):
+        parser.error(f"--phases takes some of lone,decoding,load,finetune (load needs lone); got {args.phases!r}")
     try:
         students = sorted({int(n) for n in args.students.split(",") if n.strip()})
     except ValueError:
@@ -477,6 +523,8 @@ def main() -> int:
         save(decoding=decoding(students, args.new_tokens, args.repeats, memory))
     if "load" in phases:
         save(under_load=under_load(max(students), args.new_tokens, args.repeats, args.think, figures["lone_s"], memory))
+    if "finetune" in phases:
+        save(finetune=finetune(memory))
     memory.print()
     print(f"\nall in {time.perf_counter() - started:.0f} s")
     save()
@@ -484,7 +532,7 @@ def main() -> int:
         print(f"figures written to {args.json}")
     loaded = figures.get("under_load", {})
     failed = any(row["errors"] for row in figures.get("decoding", [])) or loaded.get("errors") \
-        or loaded.get("generation_errors")
+        or loaded.get("generation_errors") or any("error" in row for row in figures.get("finetune", []))
     return 1 if failed else 0
 
 

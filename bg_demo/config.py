@@ -114,6 +114,21 @@ class Limits:
     explain_tokens: int = 256
     explain_chunk_tokens: int = 256
     explain_seconds: float = 90.0
+    # The fine-tune-or-prompt page (`bg_demo.backend.prompting`, `bg_demo.backend.finetune`): a task's tables, what a
+    # prompt may hold, and what one fine-tuning run may ask for. A run's steps take the device one at a time, between
+    # other students' calls; 200 steps of a batch of 32 at 128 tokens is the most one run may hold it, in turns.
+    task_rows: int = 64  # rows of the train table, and of the test table
+    task_text_chars: int = 300  # one sentence of a table
+    task_tokens: int = 128  # one sentence, in the model's tokens, special tokens included
+    task_labels: int = 8  # distinct labels of a task
+    label_chars: int = 24  # one label, or one label word
+    max_shots: int = 8  # examples written into a few-shot prompt
+    template_chars: int = 300
+    continuation_tokens: int = 6  # what GPT-2 writes after a prompt, greedily, to show it continue the text
+    tune_steps: int = 200
+    tune_batch: int = 32
+    tune_layers: int = 4  # the most top layers a "layers" run trains
+    tune_seconds: float = 600.0  # a run stops itself (keeping what it learnt) this long after it starts
 
 
 # What the loaded models' weights (parameters + buffers) may take at once before the least recently used ones

@@ -50,15 +50,23 @@ CALL_SECONDS = 5  # a task on a base-size model: the start and 1 s of passes
 EXPLAIN_SECONDS = 8  # an explanation on a base-size model: the start and 4 s for its ~36 passes with gradients
 GENERATION_START_SECONDS = START_SECONDS  # a generation: the start, then its tokens
 GENERATION_SECONDS_PER_TOKEN = 0.04  # per new token of every row (sequences and beams count): gpt2-medium's step x2
+# A fine-tuning run (`bg_demo.backend.finetune`): per step of a base-size model, forward and backward over a batch of
+# up to 32 sentences of up to 128 tokens (~8 forward passes' work; milliseconds on a GPU, allowed 0.1 s), and its
+# evaluations (at most 11 passes over both tables); never past TRAINING_MOST_SECONDS, scaled by `size`
+TRAINING_SECONDS_PER_STEP = 0.1
+TRAINING_EVALUATION_SECONDS = 2
+TRAINING_MOST_SECONDS = 60
 BASE_PARAMETERS = 125_000_000  # a base-size model (bert-base, GPT-2): the compute allowances above are for one
 
 # What a call is, which decides its duration and where it runs:
 # "task": a few forward passes (a BERT task, attention, the logit lens, Compare): CALL_SECONDS, scaled by `size`;
 # "explain": an attribution, ~36 passes with gradients: EXPLAIN_SECONDS, scaled by `size`;
 # "generation": decoding, by new tokens and rows (`Entry.generation` reads its settings from its arguments);
+# "training": a fine-tuning run, streamed, by its steps (`Entry.training` reads them from its arguments);
 # "store": a question to the model store (what is loaded, its bytes): asked where the models are, never of a GPU.
-Kind = Literal["task", "explain", "generation", "store"]
-KINDS = ("task", "explain", "generation", "store")
+Kind = Literal["task", "explain", "generation", "training", "store"]
+KINDS = ("task", "explain", "generation", "training", "store")
+STREAMING = ("generation", "training")
 
 # The roles whose models a call reads: names, or a function of the call's arguments giving (role, model id or None
 # for the role's own) for each model.
@@ -86,6 +94,16 @@ class Generation:
 
 
 @dataclass(frozen=True)
+class Training:
+    """What the dispatcher needs of a fine-tuning run, given by the backend: a call's steps from its arguments, a fresh
+    `Handle`, and the final result of a run stopped before its worker sent one (`bg_demo.backend.finetune`)."""
+
+    steps: Callable[[tuple, dict], int]  # (args, kwargs) -> the steps the run asks for
+    handle: Callable[[], Any]
+    stopped: Callable[[Any, tuple, dict], Any]
+
+
+@dataclass(frozen=True)
 class Entry:
     """One backend function in the call table. Crosses to a GPU worker by pickle, so its functions are module-level."""
 
@@ -97,14 +115,22 @@ class Entry:
     batched: bool = False  # a BERT task the model tier batches across front ends (`bg_demo.backend.batch`)
     remember_yes: bool = False  # a front end keeps a yes from the tier (asked before every request, for a notice)
     generation: Generation | None = None  # for a generation: what its arguments and its stream are
+    training: Training | None = None  # for a fine-tuning run: its steps and its stream
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"{self.name}: no kind {self.kind!r}; one of {', '.join(KINDS)}")
         if (self.kind == "generation") != (self.generation is not None):
             raise ValueError(f"{self.name}: a generation, and only a generation, says what its arguments are")
-        if self.streams and self.kind != "generation":
-            raise ValueError(f"{self.name}: only a generation streams")
+        if (self.kind == "training") != (self.training is not None):
+            raise ValueError(f"{self.name}: a fine-tuning run, and only one, says what its steps are")
+        if self.streams and self.kind not in STREAMING:
+            raise ValueError(f"{self.name}: only a generation or a fine-tuning run streams")
+
+    @property
+    def stream(self) -> Generation | Training | None:
+        """What a streaming call's updates go into (`handle`) and how a stopped one ends (`stopped`)."""
+        return self.generation or self.training
 
     def models_read(self, args: tuple, kwargs: dict) -> list[tuple[str, str | None]]:
         """(role, model id or None for the role's own) of each model a call reads."""
@@ -123,6 +149,9 @@ class Entry:
             return _whole(GENERATION_START_SECONDS + min(tokens, config.LIMITS.generation_seconds))
         if self.kind == "store":
             raise ValueError(f"{self.name} asks the model store: it never runs on a GPU")
+        if self.kind == "training":
+            compute = TRAINING_SECONDS_PER_STEP * self.training.steps(args, kwargs) + TRAINING_EVALUATION_SECONDS
+            return _whole(START_SECONDS + min(compute * size(self, args, kwargs), TRAINING_MOST_SECONDS))
         whole = EXPLAIN_SECONDS if self.kind == "explain" else CALL_SECONDS
         return _whole(START_SECONDS + (whole - START_SECONDS) * size(self, args, kwargs))
 
@@ -199,7 +228,7 @@ def _stream(entry: Entry, args: tuple, kwargs: dict):
     consumer (a Gradio event loop) never waits on the worker. Cancelling the handle closes the call, which ends the
     request in the worker at its next token and gives the GPU back; the consumer's last update is then the newest
     one, marked stopped, as the engine ends a cancelled request."""
-    handle = entry.generation.handle()
+    handle = entry.stream.handle()
 
     def feed() -> None:
         last = None
@@ -213,7 +242,7 @@ def _stream(entry: Entry, args: tuple, kwargs: dict):
             finally:
                 updates.close()
             if last is None or not last.done:
-                handle.put(entry.generation.stopped(last, args, kwargs))
+                handle.put(entry.stream.stopped(last, args, kwargs))
         except BaseException as error:  # noqa: BLE001 - the consumer raises it
             handle.put(error)
 

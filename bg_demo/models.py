@@ -31,6 +31,11 @@ MODEL_CLASSES = {
 }
 
 
+# A background waiter's turn comes after at most this many turns of others in a row: a run's step waits for up to
+# this many requests (or decoding steps) to go first, and nobody waits behind more than one background step.
+FOREGROUND_STREAK = 4
+
+
 class DeviceTurn:
     """A re-entrant lock handed over in arrival order: one model call at a time on a device.
 
@@ -39,7 +44,9 @@ class DeviceTurn:
     which asks again straight after each step, would starve everyone else; here waiters are served
     first come, first served, and `pause()` lets a long holder (beam search) step aside between steps.
     A `batch` turn (a decoding step, which serves every student in the batch at once) does not queue
-    behind every single request: batch and single turns alternate while both are waiting."""
+    behind every single request: batch and single turns alternate while both are waiting. A `background` turn (a
+    step of a fine-tuning run, which a student watches for minutes) lets other waiters go first, but gets a turn after
+    at most `FOREGROUND_STREAK` of theirs: a class's runs neither hold up the other tabs nor stop while they are used."""
 
     def __init__(self) -> None:
         self._guard = threading.Lock()
@@ -47,9 +54,11 @@ class DeviceTurn:
         self._depth = 0
         self._batch_turn = False  # whether the current (or last) turn was a batch turn
         self._served = 0  # turns begun so far: background work watches it to see whether the device is in use
-        self._waiters: deque[tuple[threading.Event, int, int, bool]] = deque()  # (wake-up, thread, depth, batch)
+        self._streak = 0  # turns in a row given to others while background work waited, or not
+        # (wake-up, thread, depth, batch, background)
+        self._waiters: deque[tuple[threading.Event, int, int, bool, bool]] = deque()
 
-    def acquire(self, depth: int = 1, *, batch: bool = False) -> None:
+    def acquire(self, depth: int = 1, *, batch: bool = False, background: bool = False) -> None:
         me = threading.get_ident()
         with self._guard:
             if self._owner == me:
@@ -57,10 +66,11 @@ class DeviceTurn:
                 return
             if self._owner is None and not self._waiters:
                 self._owner, self._depth, self._batch_turn = me, depth, batch
+                self._streak = 0 if background else self._streak + 1
                 self._served += 1
                 return
             wake = threading.Event()
-            self._waiters.append((wake, me, depth, batch))
+            self._waiters.append((wake, me, depth, batch, background))
         wake.wait()  # the thread that handed over made this one the owner before waking it
 
     def release(self) -> None:
@@ -90,6 +100,17 @@ class DeviceTurn:
                 break
         self.acquire(depth)
 
+    def _choose(self):  # under self._guard, with waiters
+        foreground = [waiter for waiter in self._waiters if not waiter[4]]
+        if not foreground:
+            return self._waiters[0]
+        if len(foreground) < len(self._waiters) and self._streak >= FOREGROUND_STREAK:
+            return next(waiter for waiter in self._waiters if waiter[4])  # the background one waiting longest
+        chosen = foreground[0]
+        if not self._batch_turn:  # after a single request, a waiting batch goes next
+            chosen = next((waiter for waiter in foreground if waiter[3]), chosen)
+        return chosen
+
     @property
     def waiting(self) -> int:
         return len(self._waiters)
@@ -98,11 +119,10 @@ class DeviceTurn:
         if not self._waiters:
             self._owner, self._depth = None, 0
             return
-        chosen = self._waiters[0]
-        if not self._batch_turn:  # after a single request, a waiting batch goes next
-            chosen = next((waiter for waiter in self._waiters if waiter[3]), chosen)
+        chosen = self._choose()
         self._waiters.remove(chosen)
-        wake, self._owner, self._depth, self._batch_turn = chosen
+        wake, self._owner, self._depth, self._batch_turn, background = chosen
+        self._streak = 0 if background else self._streak + 1
         self._served += 1
         wake.set()
 
@@ -168,13 +188,13 @@ class LoadedModel:
                 log.exception("closing what was attached to %s failed", self.model_id)
 
     @contextmanager
-    def use(self, *, eager_attention: bool = False, batch: bool = False):
+    def use(self, *, eager_attention: bool = False, batch: bool = False, background: bool = False):
         """Exclusive use of tokenizer and model while holding the device's turn: fast tokenizers are
         not thread-safe, two forward passes at once fight over the CPU's cores, and the attention
         implementation is switched to eager only for the calls that read attention maps."""
         if placement.zero_gpu() and not placement.in_worker():
             raise RuntimeError(f"a call of the {self.role} model outside a GPU call: on ZeroGPU this process has no GPU")
-        self.lock.acquire(batch=batch)
+        self.lock.acquire(batch=batch, background=background)
         try:
             previous = self.model.config._attn_implementation
             if eager_attention and previous != "eager":
@@ -298,7 +318,9 @@ def load_model(role: str, model_id: str) -> LoadedModel:
             model, info = _from_pretrained(model_class, location, dtype=getattr(torch, settings.dtype(role)),
                                            output_loading_info=True)
             placement.emulate_cuda_here()  # on ZeroGPU, "cuda" is emulated here: the weights stay for the workers
-            model.to(settings.device).eval()
+            # served for reading only: a fine-tuning run trains pieces of its own (`bg_demo.backend.finetune`), and
+            # no gradient ever builds up on the shared weights
+            model.to(settings.device).eval().requires_grad_(False)
     except Exception as exc:  # noqa: BLE001 - every failure must reach the user as one actionable message
         log.error("the %s model %s could not be loaded from %s", role, model_id, location, exc_info=exc)
         raise ModelUnavailableError(role, config.public_name(model_id), _reason(exc)) from exc

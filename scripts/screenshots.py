@@ -34,6 +34,9 @@ SHOTS = {
     "compare": ("tab=compare&text=The+animal+didn%27t+cross+the+street+because+it+was+too+tired.&run=1", LAPTOP),
     "pretraining": ("tab=mlm&text=The+quick+brown+fox+jumps+over+the+lazy+dog.&seed=0&run=1", LAPTOP),
     "why": ("tab=fill_mask&text=The+animal+didn%27t+cross+the+[MASK]+because+it+was+too+tired.&run=1", LAPTOP),
+    # the fine-tune-or-prompt page on its built-in task: GPT-2 prompted 4-shot, BERT fine-tuned with LoRA
+    "finetune_prompt": ("tab=prompt_gpt&run=1", LAPTOP),
+    "finetune": ("tab=tune_bert&method=lora&steps=40&learning_rate=0.002&run=1", LAPTOP),
     # Korean and Japanese: the page in the language the link asks for, each with its language's models
     "ko_fill_mask": ("lang=ko&tab=fill_mask&text=서울은+한국의+[MASK]입니다.&model=google-bert/bert-base-multilingual-cased"
                      "&run=1", LAPTOP),
@@ -57,6 +60,7 @@ PHONE_PAGES = {
     "compare": SHOTS["compare"][0],
     "pretraining": SHOTS["pretraining"][0],
     "why": SHOTS["why"][0],
+    "finetune": SHOTS["finetune"][0],
 }
 SHOTS.update({f"phone_{key}": (query, PHONE) for key, query in PHONE_PAGES.items()})
 # after the page has run: texts to click in order, then what must be on screen before the picture

@@ -33,6 +33,7 @@ def _last(stream):
 
 
 # every public function that takes a user's input, called on the tiny models
+TASK = [["A good film.", "good"], ["A bad film.", "bad"], ["Good fun.", "good"]]
 CALLS = {
     "fill_mask": lambda: backend.fill_mask("I went to the [MASK] to deposit some [MASK].", top_k=3),
     "classify": lambda: backend.classify("I loved this movie."),
@@ -59,6 +60,15 @@ CALLS = {
     "explain_entity": lambda: backend.explain_entity(ENTITIES, 0, "average", steps=4),
     "explain_answer": lambda: backend.explain_answer("Who introduced it?", CONTEXT, steps=4),
     "explain_generation": lambda: backend.explain_generation("Once", _generated_ids(), steps=4),
+    "prompt_task": lambda: backend.prompt_task("decoder", TASK, TASK, "Review: {text}\nSentiment:", "good, bad", 1,
+                                               calibrate=True),
+    "fine_tune": lambda: _last(backend.fine_tune("encoder", TASK, TASK, "lora", 3, None, 2)),
+    "predict_tuned": lambda: backend.predict_tuned(_last(backend.fine_tune("decoder", TASK, TASK, "head", 2)).tuned,
+                                                   "A good day."),
+    "explain_prompted": lambda: backend.explain_prompted("decoder", "Review: A good film.\nSentiment:", "good",
+                                                         steps=4),
+    "checkpoint_scores": lambda: backend.checkpoint_scores(
+        [["I loved it.", "POSITIVE"], ["I hated it.", "NEGATIVE"]], [["A lovely day.", "POSITIVE"]]),
 }
 # exported, but no result of a user's input: settings, seeds, a running generation's handle, the model store, the
 # call table

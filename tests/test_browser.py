@@ -191,3 +191,47 @@ def test_a_512_token_text_on_a_phone_draws_every_view_and_scrolls_nothing_sidewa
         expect(phone.locator(".toast-body.error")).to_have_count(0)
     finally:
         phone.close()
+
+
+def test_fine_tune_or_prompt_prompts_trains_stops_and_sums_up(page):
+    page.get_by_role("tab", name="Fine-tune or prompt?").click()
+    page.get_by_role("tab", name="GPT-2 · prompt").click()
+    page.get_by_role("button", name="Score the test sentences").locator("visible=true").click()
+    expect(page.get_by_text(re.compile(r"4-shot · test accuracy \d+% on 16 sentences"))).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("(before calibration:").first).to_be_visible()
+
+    page.get_by_role("tab", name="BERT · fine-tune").click()
+    page.get_by_label("LoRA + head").locator("visible=true").check()
+    steps = page.get_by_label("Optimiser steps").locator("visible=true").and_(page.locator("input[type=number]"))
+    steps.fill("200")
+    steps.press("Enter")
+    page.get_by_role("button", name="Fine-tune", exact=True).locator("visible=true").click()
+    expect(page.get_by_text(re.compile(r"Step \d+ of 200 · loss"))).to_be_visible(timeout=60_000)
+    page.get_by_role("button", name="Stop", exact=True).locator("visible=true").click()
+    expect(page.get_by_text(re.compile(r"Stopped after \d+ of 200 steps"))).to_be_visible(timeout=30_000)
+    expect(page.get_by_text(re.compile(r"LoRA \+ head · \d+ steps on 16 examples · test accuracy"))).to_be_visible()
+
+    box = page.get_by_label("sentence", exact=True).locator("visible=true")
+    box.fill("What a wonderful, funny film.")
+    page.get_by_role("button", name="Classify it").locator("visible=true").click()
+    expect(page.get_by_text("Your fine-tuned model's probabilities").locator("visible=true")).to_be_visible()
+    expect(page.locator(".js-plotly-plot .bars .point").locator("visible=true")).to_have_count(2, timeout=30_000)
+
+    page.get_by_role("tab", name="All four").click()
+    summary = page.get_by_text(re.compile(r"BERT fine-tuned \(LoRA \+ head\)")).first
+    expect(summary).to_be_visible(timeout=10_000)
+    expect(page.get_by_text(re.compile(r"GPT-2 prompted \(4-shot, calibrated\)")).first).to_be_visible()
+    expect(page.locator(".toast-body.error")).to_have_count(0)
+
+
+def test_a_link_carries_the_task_s_tables_and_runs_the_prompt(page, app_url):
+    import json
+    from urllib.parse import urlencode
+
+    train = [["a great film", "yes"], ["a bad film", "no"], ["great fun", "yes"], ["bad acting", "no"]]
+    test = [["great", "yes"], ["bad", "no"], ["a great day", "yes"]]
+    query = urlencode({"tab": "prompt_gpt", "train": json.dumps(train), "test": json.dumps(test),
+                       "template": "Review: {text}\nSentiment:", "label_words": "good, bad", "shots": "2", "run": "1"})
+    page.goto(f"{app_url}?{query}")
+    expect(page.get_by_text(re.compile(r"2-shot · test accuracy \d+% on 3 sentences"))).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("a great day").locator("visible=true").first).to_be_visible()  # in the scores table

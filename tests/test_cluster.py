@@ -180,6 +180,16 @@ def test_a_generation_streams_through_ray(tier):
     assert updates[-1].n_tokens == 256 or updates[-1].stopped == "end of text"
 
 
+def test_a_fine_tuning_run_streams_through_ray_and_equals_in_process(tier, here):
+    train = [["A good film.", "good"], ["A bad film.", "bad"], ["Good fun.", "good"]]
+    updates = list(backend.fine_tune("decoder", train, train, "lora", 6, None, 2, 3))
+    with here:
+        *_, expected = backend.fine_tune("decoder", train, train, "lora", 6, None, 2, 3)
+    assert updates[-1].done and not any(update.done for update in updates[:-1])
+    same(list(updates[-1].losses), list(expected.losses))
+    assert updates[-1].tuned is not None and updates[-1].tuned.nbytes == expected.tuned.nbytes
+
+
 def running_rows(tier) -> int:
     return sum(replica["rows"] for replica in tier.replicas("decoder"))
 

@@ -24,7 +24,9 @@ def test_the_kinds_say_what_the_names_used_to():
     assert {name for name, kind in kinds.items() if kind == "explain"} == {n for n in kinds if n.startswith("explain")}
     assert {name for name, kind in kinds.items() if kind == "generation"} == {"submit_generation", "generate_stream",
                                                                                "generate"}
-    assert {name for name, entry in backend.CALLS.items() if entry.streams} == {"submit_generation", "generate_stream"}
+    assert {name for name, kind in kinds.items() if kind == "training"} == {"fine_tune"}
+    assert {name for name, entry in backend.CALLS.items() if entry.streams} == {"submit_generation", "generate_stream",
+                                                                                "fine_tune"}
     assert {name for name, entry in backend.CALLS.items() if entry.batched} == set(batch.TASKS)
 
 
@@ -38,8 +40,10 @@ def test_an_entry_says_what_it_is():
         dispatch.Entry("f", print, "gpu")
     with pytest.raises(ValueError, match="says what its arguments are"):
         dispatch.Entry("f", print, "generation")
-    with pytest.raises(ValueError, match="only a generation streams"):
+    with pytest.raises(ValueError, match="only a generation or a fine-tuning run streams"):
         dispatch.Entry("f", print, "task", streams=True)
+    with pytest.raises(ValueError, match="says what its steps are"):
+        dispatch.Entry("f", print, "training")
     with pytest.raises(ValueError, match="never runs on a GPU"):
         backend.CALLS["model_memory"].duration((), {})
 

@@ -1,6 +1,7 @@
 """Figures are tested as data: their to_dict() holds the right traces, labels and sizes. A figure is a pure function of
 its result and the reader's `Look` (language, page width): every test passes one, no context is set."""
 
+import functools
 import subprocess
 import sys
 import textwrap
@@ -120,6 +121,15 @@ def answer_attention():
     return backend.answer_attention("Who introduced it?", context, found.start, found.end, window)
 
 
+@functools.cache
+def tuned():
+    """A finished LoRA run on a small task: its loss curve and its vectors before and after."""
+    from bg_demo.backend.finetune import run_to_end
+
+    rows = [["A good film.", "good"], ["A bad film.", "bad"], ["Good fun.", "good"], ["Bad acting.", "bad"]]
+    return run_to_end("encoder", rows, rows, "lora", 4, None, 2)
+
+
 FIGURES = {  # each drawn for the Look it is given
     "head_heatmap": lambda look: figures.head_heatmap(attention_result(), look, 0, 0),
     "aggregate_heatmap": lambda look: figures.aggregate_heatmap(np.eye(3), look, ["a", "b", "c"], "Identity"),
@@ -147,6 +157,8 @@ FIGURES = {  # each drawn for the Look it is given
     "explanation_rows": lambda look: figures.explanation_rows(
         backend.explain_fill_mask("The cat sat on the [MASK]."), look),
     "answer_attention_lines": lambda look: figures.answer_attention_lines(answer_attention(), look, 0, 0),
+    "training_curve": lambda look: figures.training_curve(tuned(), look),
+    "vector_map": lambda look: figures.vector_map(tuned(), look),
 }
 
 
@@ -394,7 +406,9 @@ def _with_markup():
     question, answered = next((q, a) for q in ("Who wrote the paper?", "Where?", "What?")
                               if (a := backend.answer(q, context)).answer)
     looked = backend.answer_attention(question, context, answered.start, answered.end, answered.alternatives[0].window)
+    run = tuned()
     return {
+        "vector_map": figures.vector_map(replace(run, texts=(MARKUP, *run.texts[1:])), EN),
         "answer_attention_lines": figures.answer_attention_lines(
             replace(looked, tokens=(looked.tokens[0], MARKUP, *looked.tokens[2:])), EN, 0, 0
         ),
@@ -446,7 +460,8 @@ def _strings(value):
 
 def test_tokens_and_user_words_reach_every_figure_as_text_never_as_markup():
     built = _with_markup()
-    assert set(built) | {"future_share_bars", "head_overview"} == set(FIGURES)  # those two show no tokens
+    # those three show no tokens nor a student's words
+    assert set(built) | {"future_share_bars", "head_overview", "training_curve"} == set(FIGURES)
     for name, fig in built.items():
         drawn = fig.to_dict()
         drawn["layout"].pop("meta", None)  # the text alternative is no plotly label: see the next test

@@ -38,7 +38,7 @@ def main_process_forwards():
 
 
 @pytest.mark.parametrize("name", ["fill_mask", "answer", "generate", "generate_stream", "compare", "next_token",
-                                  "explain_fill_mask", "explain_generation"])
+                                  "explain_fill_mask", "explain_generation", "prompt_task", "fine_tune"])
 def test_a_call_crosses_to_a_worker_and_gives_what_it_gives_here(name, zero_gpu, main_process_forwards):
     across = CALLS[name]()
     assert main_process_forwards == []  # the main process ran no forward pass: the worker did
@@ -127,6 +127,23 @@ def test_stop_ends_the_worker_and_frees_the_gpu(zero_gpu, monkeypatch):
     while worker.is_alive() and time.monotonic() < deadline:
         time.sleep(0.02)
     assert not worker.is_alive()  # the worker ended at its next token: the GPU is given back
+
+
+def test_a_fine_tuning_run_is_one_worker_and_stop_keeps_its_curve(zero_gpu):
+    train = [["A good film.", "good"], ["A bad film.", "bad"]] * 4
+    handle = backend.fine_tune("encoder", train, train, "lora", 200, None, 2)
+    stream = iter(handle)
+    first = next(stream)
+    worker = zero_gpu.workers[-1]
+    assert worker.is_alive() and zero_gpu.calls[-1][0] is backend.CALLS["fine_tune"]
+    handle.cancel()
+    final = list(stream)[-1] if not first.done else first
+    assert final.done and final.stopped and first.step <= final.step < 200
+    assert final.accuracy_after is not None and final.tuned is None  # the worker went with its weights
+    deadline = time.monotonic() + 10
+    while worker.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not worker.is_alive()
 
 
 # The guided path's calls (assets/examples.json's guided_path, one per step: bench/zerogpu_lesson.py plays them

@@ -21,15 +21,17 @@ from bg_demo.backend import compare as _compare
 from bg_demo.backend import entities as _entities
 from bg_demo.backend import explain as _explain
 from bg_demo.backend import fill_mask as _fill_mask
+from bg_demo.backend import finetune as _finetune
 from bg_demo.backend import generation as _generation
 from bg_demo.backend import logit_lens as _logit_lens
 from bg_demo.backend import next_sentence as _next_sentence
 from bg_demo.backend import next_token as _next_token
 from bg_demo.backend import pretraining as _pretraining
+from bg_demo.backend import prompting as _prompting
 from bg_demo.backend import qa as _qa
 from bg_demo.backend import qa_attention as _qa_attention
 from bg_demo.backend.generation import GenerationSettings, Handle, seed_or_draw
-from bg_demo.dispatch import Generation, dispatched
+from bg_demo.dispatch import Generation, Training, dispatched
 
 # Every function below that reads a model goes through `dispatched` (`bg_demo.dispatch`): an ordinary call here, a
 # call in a GPU worker on ZeroGPU, a call of the model tier's replicas with a Ray address. Each names the roles whose
@@ -47,6 +49,18 @@ def _both(*_, encoder_id=None, decoder_id=None, **__):
 def _role_first(*args, role=None, model_id=None, **__):
     return [(args[0] if args else role, model_id)]
 
+
+def _asked_model(*args, model=None, **__):
+    return [_prompting.which_model(args[0] if args else model)]
+
+
+def _tuned_model(*args, tuned=None, **__):
+    tuned = args[0] if args else tuned
+    return [(tuned.role, tuned.source)] if isinstance(tuned, _finetune.Tuned) else []
+
+
+# a fine-tuning run's steps and stream, as the dispatcher reads them
+_TRAINING = Training(steps=_finetune.steps_of, handle=Handle, stopped=_finetune.stopped)
 
 # a generation's arguments and stream, as the dispatcher and the model tier read them
 _GENERATION = Generation(settings=_generation.settings_of, handle=Handle, stopped=_generation.stopped)
@@ -80,6 +94,12 @@ submit_generation = dispatched("submit_generation", _generation.submit, "generat
 generate_stream = dispatched("generate_stream", _generation.generate_stream, "generation", ("decoder",), streams=True,
                              generation=_GENERATION)
 generate = dispatched("generate", _generation.generate, "generation", ("decoder",), generation=_GENERATION)
+# the fine-tune-or-prompt page: a prompt scored, a run (streamed: one GPU call on ZeroGPU), a learnt model tried
+prompt_task = dispatched("prompt_task", _prompting.prompt_task, "task", _asked_model)
+fine_tune = dispatched("fine_tune", _finetune.fine_tune, "training", _asked_model, streams=True, training=_TRAINING)
+predict_tuned = dispatched("predict_tuned", _finetune.predict_tuned, "task", _tuned_model)
+explain_prompted = dispatched("explain_prompted", _prompting.explain_prompted, "explain", _asked_model)
+checkpoint_scores = dispatched("checkpoint_scores", _finetune.checkpoint_scores, "task", ("sentiment",))
 # questions to the model store: asked where the models are (a model-tier replica), in this process elsewhere
 model_is_loaded = dispatched("model_is_loaded", models.is_loaded, "store", _role_first, remember_yes=True)
 model_memory = dispatched("model_memory", models.snapshot, "store", ("decoder",))
@@ -91,6 +111,7 @@ __all__ = [
     "answer_attention",
     "attention",
     "causal_lm",
+    "checkpoint_scores",
     "classify",
     "compare",
     "explain_answer",
@@ -100,7 +121,9 @@ __all__ = [
     "explain_generation",
     "explain_next_sentence",
     "explain_next_token",
+    "explain_prompted",
     "fill_mask",
+    "fine_tune",
     "generate",
     "generate_stream",
     "input_representation",
@@ -113,6 +136,8 @@ __all__ = [
     "next_sentence",
     "next_token",
     "predict_masked_both",
+    "predict_tuned",
+    "prompt_task",
     "recognize_entities",
     "same_word",
     "seed_or_draw",
@@ -130,5 +155,5 @@ CALLS = MappingProxyType({call.entry.name: call.entry for call in (
     fill_mask, classify, recognize_entities, answer, next_sentence, answer_attention, mlm_corruption,
     input_representation, causal_lm, logit_lens, next_token, attention, compare, same_word, predict_masked_both,
     model_facts, explain_fill_mask, explain_classify, explain_next_sentence, explain_entity, explain_answer,
-    explain_next_token, explain_generation, submit_generation, generate_stream, generate, model_is_loaded,
-    model_memory)})
+    explain_next_token, explain_generation, explain_prompted, submit_generation, generate_stream, generate, prompt_task, fine_tune,
+    predict_tuned, checkpoint_scores, model_is_loaded, model_memory)})

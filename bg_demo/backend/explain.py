@@ -93,9 +93,10 @@ def _whole_model(model, **inputs):
 
 def explain_fill_mask(text: str, mask: int = 0, choice: int = 0, layer: int | None = None, head: int | None = None,
                       steps: int = IG_STEPS, *, top_k: int = LIMITS.max_top_k, counted_from: int = 0,
-                      model_id: str | None = None) -> Explanation:
+                      token_id: int | None = None, model_id: str | None = None) -> Explanation:
     """Explain the probability of the `choice`-th best guess (0 = the best) at the `mask`-th [MASK], one of the
-    `top_k` best (the guesses on screen). `mask` and `choice` count from `counted_from` (a page counts from 1)."""
+    `top_k` best (the guesses on screen), or of `token_id` there when given (a cloze prompt's label word). `mask`
+    and `choice` count from `counted_from` (a page counts from 1)."""
     import torch
 
     top_k = require_int(top_k, "top-k", 1, LIMITS.max_top_k)
@@ -106,9 +107,11 @@ def explain_fill_mask(text: str, mask: int = 0, choice: int = 0, layer: int | No
         mask = require_pick(mask, "Mask", n_masks, counted_from)
         choice = require_pick(choice, "Guess", top_k, counted_from)
         position = prepared.positions[mask]
-        with torch.inference_mode():
-            logits = fill_mask_forward(model, prepared.inputs, [position])[0, 0]
-        token_id = int(torch.argsort(logits, descending=True, stable=True)[choice])
+        if token_id is None:
+            with torch.inference_mode():
+                logits = fill_mask_forward(model, prepared.inputs, [position])[0, 0]
+            token_id = int(torch.argsort(logits, descending=True, stable=True)[choice])
+        token_id = require_int(token_id, "Token id", 0, model.config.vocab_size - 1)  # a row of the MLM head
         word = display_token(tokenizer, token_id)
 
     def at_mask(model, **inputs):  # (batch, vocabulary) at the mask only, as the tab computes it

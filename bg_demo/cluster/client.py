@@ -134,13 +134,48 @@ class Tier:
                 time.sleep(RETRY_PAUSE_SECONDS)
 
     def stream(self, entry, args: tuple, kwargs: dict) -> RemoteHandle:
-        """A generation (any of the table's, `entry`) on a decoder replica, sent as `submit_generation`; its updates
-        come through the returned handle."""
+        """A generation (any of the table's, `entry`) on a decoder replica, sent as `submit_generation`, or another
+        stream (a fine-tuning run) on a replica of its role; its updates come through the returned handle."""
+        if entry.kind != "generation":
+            handle = RemoteHandle()
+            threading.Thread(target=self._feed_other, args=(handle, entry, args, kwargs), name="bg-demo-ray-stream",
+                             daemon=True).start()
+            return handle
         prompt, settings, kwargs = generation.submission(args, kwargs)
         handle = RemoteHandle()
         threading.Thread(target=self._feed, args=(handle, prompt, settings, kwargs), name="bg-demo-ray-stream",
                          daemon=True).start()
         return handle
+
+    def _feed_other(self, handle: RemoteHandle, entry, args: tuple, kwargs: dict) -> None:
+        """A stream that is not a generation (a fine-tuning run): its updates as they come. It is not sent again when
+        its replica dies (a run holds minutes of its student's steps, which another replica would start over): the
+        student reads that the server stopped, and presses the button again. Stopped early, it ends with its newest
+        update (`entry.stream.stopped`): the replica's run is cancelled with its Ray call."""
+        last = None
+        try:
+            replica = self.handle(cluster.route(entry, args, kwargs)).options(stream=True)
+            handle.call = call = replica.stream.remote(entry.name, args, kwargs)
+            try:
+                if handle.cancelled.is_set():
+                    _cancels.submit(call.cancel)
+                else:
+                    for update in call:
+                        if isinstance(update, str):
+                            handle.replicas.append(update)
+                            continue
+                        handle.put(last := raised(update))
+                        if update.done or handle.cancelled.is_set():
+                            break
+            except BgDemoError:
+                raise
+            except Exception as error:  # noqa: BLE001 - Ray's errors become the student's message
+                if not handle.cancelled.is_set():
+                    raise _worded(self.address, error) from error
+            if last is None or not last.done:
+                handle.put(entry.stream.stopped(last, args, kwargs))
+        except BaseException as error:  # noqa: BLE001 - the consumer raises it
+            handle.put(error)
 
     def _feed(self, handle: RemoteHandle, prompt: str, settings: GenerationSettings, kwargs: dict) -> None:
         last, shown = None, (-1, -1)

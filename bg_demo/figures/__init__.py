@@ -14,6 +14,7 @@ from bg_demo.figures.attention import (
 )
 from bg_demo.figures.compare import causal_mask_figure, future_share_bars, masked_both_bars, same_word_lines
 from bg_demo.figures.explain import explanation_rows
+from bg_demo.figures.finetune import training_curve, vector_map
 from bg_demo.figures.generation import (
     beam_figure,
     logit_lens_heatmap,
@@ -26,6 +27,8 @@ from bg_demo.figures.qa_attention import answer_attention_lines
 from bg_demo.figures.tasks import fill_mask_bars, label_bars
 
 __all__ = [
+    "training_curve",
+    "vector_map",
     "aggregate_heatmap",
     "answer_attention_lines",
     "attention_figure",

@@ -734,5 +734,169 @@ EN = {
         "The {what} holds a character that is not valid text (a lone surrogate such as \\ud800): remove it, or send "
         "the text as UTF-8."
     ),
+    # --- Fine-tune or prompt? -------------------------------------------------------------------------------------
+    "ft.tab": "Fine-tune or prompt?",
+    "ft.about": (
+        "**Two ways a pre-trained model learns a task.** BERT (and GPT-1) are *fine-tuned*: a small head goes on top "
+        "and a few optimiser steps on labelled examples change some weights. GPT-2 and GPT-3 are *prompted*: the task "
+        "is written into the text (zero-shot), perhaps with a few solved examples (few-shot), and no weight changes. "
+        "Here both models do one task both ways, on the same examples and the same test sentences; the last tab "
+        "puts the four side by side."
+    ),
+    "ft.task": "Task",
+    "ft.task.sentiment": "Sentiment (2 labels)",
+    "ft.task.topic": "Topic (4 labels)",
+    "ft.load": "Load the built-in task",
+    "ft.data": "The task's examples (edit any cell; a row per sentence)",
+    "ft.train": "Train: the labelled examples (fine-tuning trains on them; a few-shot prompt shows some)",
+    "ft.test": "Test: held out, scored by all four",
+    "ft.data_headers": "sentence|label",
+    "ft.prompt_bert": "BERT · prompt",
+    "ft.prompt_gpt": "GPT-2 · prompt",
+    "ft.tune_bert": "BERT · fine-tune",
+    "ft.tune_gpt": "GPT-2 · fine-tune",
+    "ft.summary": "All four",
+    "ft.prompt.about.encoder": (
+        "BERT fills a blank: the template puts `[MASK]` where a **label word** goes, and each label scores its "
+        "word's logit at the mask. Few-shot writes solved examples (their word in place of the mask) in front."
+    ),
+    "ft.prompt.about.decoder": (
+        "GPT-2 continues the text: each label scores how likely its **label word** comes next after the prompt. "
+        "Few-shot writes solved examples in front. *Calibration* divides out the prompt's own bias, measured on "
+        "the content-free input “N/A”."
+    ),
+    "ft.template": "Template ({text} is replaced by each sentence)",
+    "ft.words": "Label words, one per label, in the labels' order (comma-separated)",
+    "ft.shots": "Examples in the prompt (k-shot)",
+    "ft.seed": "Seed (which examples, in which order)",
+    "ft.calibrate": "Calibrate (content-free input)",
+    "ft.prompt_run": "Score the test sentences",
+    "ft.why_sentence": "Which test sentence (1 = the first): why its predicted label",
+    "ft.why_range": "Pick a test sentence between 1 and {n}: the result on screen has {n}.",
+    "error.prompt_first": "Score the test sentences first, then ask why.",
+    "ft.prompt_text": "The exact text the model reads (first test sentence)",
+    "ft.prompt_tokens": "…as tokens",
+    "ft.prompt_headline": (
+        "**{model}** · {shots}-shot · test accuracy **{accuracy:.0%}** on {n} sentences{calibrated} · "
+        "the longest prompt is {longest} of {limit} tokens · no weight changed"
+    ),
+    "ft.calibrated": " (before calibration: {raw:.0%})",
+    "ft.label_words_line": "Label words as the model reads them: {words}",
+    "ft.scores": "Each test sentence: the probability of every label",
+    "ft.continuation": "GPT-2 writes",
+    "ft.sentence": "sentence",
+    "ft.truth": "true label",
+    "ft.predicted": "predicted",
+    "ft.right": "✓",
+    "ft.wrong": "✗",
+    "ft.confusion": "Confusion table: rows the true label, columns the predicted one",
+    "ft.confusion_corner": "true ╲ predicted",
+    "ft.method": "What trains",
+    "ft.method.head": "head only (a linear probe)",
+    "ft.method.lora": "LoRA + head",
+    "ft.method.layers": "last layers + head",
+    "ft.layers": "Last layers trained (for “last layers + head”)",
+    "ft.steps": "Optimiser steps",
+    "ft.rate": "Learning rate (AdamW)",
+    "ft.batch": "Batch size",
+    "ft.tune_seed": "Seed (head, LoRA and batches)",
+    "ft.train_run": "Fine-tune",
+    "ft.stop": "Stop",
+    "ft.tune.about.encoder": (
+        "A classification head reads BERT's `[CLS]` vector; real AdamW steps on the train table change the head, "
+        "and with LoRA or the last layers some of BERT too. Your model is yours: nobody else's page changes."
+    ),
+    "ft.tune.about.decoder": (
+        "GPT-1's recipe on GPT-2: a classification head reads the last token's vector; real AdamW steps on the train "
+        "table change the head, and with LoRA or the last layers some of GPT-2 too. Your model is yours alone."
+    ),
+    "ft.status.running": "Step {step} of {steps} · loss {loss} · {seconds:.1f} s",
+    "ft.status.done": (
+        "**{model}** · {method} · {step} steps on {n} examples · test accuracy **{before:.0%} → {after:.0%}** · "
+        "{changed} of {total} weights changed ({share})"
+    ),
+    "ft.status.stopped": "Stopped after {step} of {steps} steps: what it learnt so far is kept.",
+    "ft.status.no_weights": "This run stopped in its GPU worker before its end: its learnt weights stayed there. Fine-tune again to try it on your own sentence.",
+    "ft.curve": "Loss and accuracy as it trains",
+    "ft.before_after": "Each test sentence before and after",
+    "ft.before_after_headers": "sentence|true label|p(true) before|p(true) after|predicted after|",
+    "ft.map": "The test sentences' vectors before and after",
+    "ft.try": "Try your model on a sentence of your own",
+    "ft.try_run": "Classify it",
+    "ft.try_result": "Your fine-tuned model's probabilities",
+    "ft.summary.about": (
+        "Accuracy on the same test sentences, against what each way used: labelled examples, and weights changed. "
+        "Run the four pages first; a page not run yet shows “–”."
+    ),
+    "ft.summary_headers": "way|model|labelled examples used|weights changed|test accuracy",
+    "ft.way.prompt.encoder": "BERT prompted (cloze, {shots}-shot)",
+    "ft.way.prompt.decoder": "GPT-2 prompted ({shots}-shot{calibrated})",
+    "ft.way.calibrated": ", calibrated",
+    "ft.way.tune.encoder": "BERT fine-tuned ({method})",
+    "ft.way.tune.decoder": "GPT-2 fine-tuned ({method})",
+    "ft.way.checkpoint": "The Sentiment tab's checkpoint (fine-tuned on SST-2)",
+    "ft.way.not_run": "not run yet",
+    "ft.sst2_examples": "67,349 (SST-2)",
+    "ft.all_weights": "all ({total})",
+    "ft.checkpoint_run": "Score the Sentiment tab's checkpoint too",
+    "ft.summary_plot": "Test accuracy of each way",
+    "fig.ft.loss": "loss",
+    "fig.ft.step": "step",
+    "fig.ft.accuracy": "accuracy",
+    "fig.ft.train_accuracy": "train accuracy",
+    "fig.ft.test_accuracy": "test accuracy",
+    "fig.ft.curve_title": "Fine-tuning: {method}",
+    "fig.ft.curve_subtitle": "step {step} of {steps} · last loss {loss}",
+    "fig.ft.before": "before",
+    "fig.ft.after": "after",
+    "fig.ft.predicted": "predicted",
+    "fig.ft.direction": "direction {n}",
+    "fig.ft.map_title": "What the head reads, in 2-D (PCA)",
+    "fig.ft.map_subtitle": "colour: the true label · hollow: predicted wrong",
+    "fig.ft.map_head": "head only: the vectors stay where they were; only the head's reading of them changed",
+    "fig.alt.ft_curve": (
+        "Training curve over {n} steps: the loss went from {first} to {last}; the last test accuracy was {accuracy}."
+    ),
+    "fig.alt.ft_map": (
+        "The {n} test sentences' vectors in two dimensions, before and after fine-tuning; test accuracy {before} "
+        "before and {after} after."
+    ),
+    "field.train": "train table",
+    "field.test": "test table",
+    "field.label": "label",
+    "field.label word": "label word",
+    "field.template": "template",
+    "field.shots": "Examples in the prompt",
+    "field.steps": "Optimiser steps",
+    "field.learning rate": "Learning rate",
+    "field.batch size": "Batch size",
+    "field.layers": "Last layers trained",
+    "error.task_rows": "The {what} must be a list of rows (sentence, label); got {got}.",
+    "error.task_row": "Row {row} of the {what} must hold a sentence and a label; got {got}.",
+    "error.task_no_text": "Row {row} of the {what} has a label but no sentence: type one, or clear the row.",
+    "error.task_no_label": "Row {row} of the {what} has no label: type one (any short word), or clear the row.",
+    "error.task_too_many": "The {what} has {n} rows; the limit is {limit}. Remove some.",
+    "error.task_empty": "The {what} is empty: add rows (sentence, label), or load the built-in task.",
+    "error.task_labels": "A task needs 2 to {limit} different labels in the train table; it has {n}.",
+    "error.task_unknown_label": (
+        "The test table uses label(s) {labels} that no train row has. The train table's labels: {known}."
+    ),
+    "error.label_words": "Give one label word per label ({n}: {labels}), separated by commas; got {got}.",
+    "error.label_words_repeat": "Each label needs its own word; these repeat: {got}.",
+    "error.label_word_tokens": (
+        "BERT fills one token at the mask, but “{word}” is several for this model: {pieces}. Pick a word that is "
+        "one token (a common short word)."
+    ),
+    "error.template_slot": "The template needs {slot} where each sentence goes.",
+    "error.task_mask": "BERT's prompt already has its {mask} where the label word goes; a sentence with one of its own would give it two. Remove it from: {text}",
+    "error.template_mask": "BERT's template needs exactly one {mask}, where the label word goes.",
+    "error.task_model": "Pick an allowed encoder or decoder model (or “encoder” / “decoder”); got {got}. Allowed: {choices}.",
+    "error.tune_method": "Pick what trains: one of {choices}; got {got}.",
+    "error.tune_stopped_early": "The run was stopped before its first step: press Fine-tune again.",
+    "error.tune_nothing": "Fine-tune a model on this page first, then try it on your own sentence.",
+    "error.checkpoint_labels": (
+        "The Sentiment tab's checkpoint knows the labels {known}; this task's {labels} are not among them. Load the "
+        "English sentiment task (or name the labels as the checkpoint does)."
+    ),
     "error.export_failed": "The files could not be written on the server ({reason}). Try the export again in a moment.",
 }

@@ -790,5 +790,188 @@ JA: dict[str, str] = {
         "{what}に正しいテキストではない文字（\\ud800 のような対になっていないサロゲート）があります。"
         "その文字を消すか、テキストを UTF-8 で送ってください。"
     ),
+    # --- Fine-tune or prompt? -------------------------------------------------------------------------------------
+    "ft.tab": "ファインチューニングか、プロンプトか？",
+    "ft.about": (
+        "**事前学習済みモデルがタスクを学ぶ 2 つの方法。** BERT（と GPT-1）は*ファインチューニング*します。"
+        "上に小さなヘッドを載せ、ラベル付きの例でオプティマイザのステップを何回か進めて、一部の重みを変えます。"
+        "GPT-2 と GPT-3 は*プロンプト*で使います。タスクをテキストの中に書き込み（ゼロショット）、"
+        "解答付きの例をいくつか添えることもあり（フューショット）、重みは一切変わりません。"
+        "ここでは両方のモデルが、同じ例と同じテスト文で、1 つのタスクを両方の方法で解きます。"
+        "最後のタブで 4 つを並べて比べます。"
+    ),
+    "ft.task": "タスク",
+    "ft.task.sentiment": "感情分析（ラベル 2 つ）",
+    "ft.task.topic": "トピック分類（ラベル 4 つ）",
+    "ft.load": "組み込みのタスクを読み込む",
+    "ft.data": "タスクの例（どのセルも編集できます。1 行に 1 文）",
+    "ft.train": "学習用：ラベル付きの例（ファインチューニングはこれで学習し、フューショットのプロンプトはその一部を見せます）",
+    "ft.test": "テスト用：学習には使わずに取っておいた文。4 つの方法すべてをこれで採点します",
+    "ft.data_headers": "文|ラベル",
+    "ft.prompt_bert": "BERT · プロンプト",
+    "ft.prompt_gpt": "GPT-2 · プロンプト",
+    "ft.tune_bert": "BERT · ファインチューニング",
+    "ft.tune_gpt": "GPT-2 · ファインチューニング",
+    "ft.summary": "4 つすべて",
+    "ft.prompt.about.encoder": (
+        "BERT は空欄を埋めます。テンプレートは**ラベル語**が入る場所に `[MASK]` を置き、"
+        "各ラベルはマスク位置でのそのラベル語のロジットでスコアが付きます。フューショットでは、"
+        "解答付きの例（マスクの代わりにその例のラベル語を入れたもの）を前に書きます。"
+    ),
+    "ft.prompt.about.decoder": (
+        "GPT-2 はテキストの続きを書きます。各ラベルは、プロンプトのすぐ次にそのラベルの**ラベル語**が来る確率で"
+        "スコアが付きます。フューショットでは解答付きの例を前に書きます。*キャリブレーション*（較正）は、"
+        "内容のない入力「N/A」で測ったプロンプト自体の偏りを割って取り除きます。"
+    ),
+    "ft.template": "テンプレート（{text} が各文に置き換わります）",
+    "ft.words": "ラベル語（ラベルごとに 1 つ、ラベルの順に、カンマ区切り）",
+    "ft.shots": "プロンプト内の例の数（k-shot）",
+    "ft.seed": "シード（どの例をどの順に使うか）",
+    "ft.calibrate": "キャリブレーション（内容のない入力を使う）",
+    "ft.prompt_run": "テスト文を採点する",
+    "ft.why_sentence": "どのテスト文（1 = 最初）：予測したラベルの理由",
+    "ft.why_range": "1 から {n} までのテスト文を選んでください。画面上の結果には {n} 文あります。",
+    "error.prompt_first": "まずテスト文を採点してから、理由を尋ねてください。",
+    "ft.prompt_text": "モデルが読むテキストそのまま（最初のテスト文）",
+    "ft.prompt_tokens": "…トークンで見ると",
+    "ft.prompt_headline": (
+        "**{model}** · {shots}-shot · {n} 文でのテスト正解率 **{accuracy:.0%}**{calibrated} · "
+        "最長のプロンプトは {longest} トークン（上限 {limit}） · 重みは一切変えていません"
+    ),
+    "ft.calibrated": "（キャリブレーション前：{raw:.0%}）",
+    "ft.label_words_line": "モデルが読むラベル語：{words}",
+    "ft.scores": "各テスト文：すべてのラベルの確率",
+    "ft.continuation": "GPT-2 が書いた続き",
+    "ft.sentence": "文",
+    "ft.truth": "正解ラベル",
+    "ft.predicted": "予測",
+    "ft.right": "✓",
+    "ft.wrong": "✗",
+    "ft.confusion": "混同行列：行が正解ラベル、列が予測したラベル",
+    "ft.confusion_corner": "正解 ╲ 予測",
+    "ft.method": "学習させる部分",
+    "ft.method.head": "ヘッドのみ（線形プローブ）",
+    "ft.method.lora": "LoRA + ヘッド",
+    "ft.method.layers": "最後の数層 + ヘッド",
+    "ft.layers": "学習する最後の層の数（「最後の数層 + ヘッド」のとき）",
+    "ft.steps": "オプティマイザのステップ数",
+    "ft.rate": "学習率（AdamW）",
+    "ft.batch": "バッチサイズ",
+    "ft.tune_seed": "シード（ヘッド、LoRA、バッチ）",
+    "ft.train_run": "ファインチューニングする",
+    "ft.stop": "停止",
+    "ft.tune.about.encoder": (
+        "分類ヘッドが BERT の `[CLS]` ベクトルを読みます。学習用の表で実際に AdamW のステップを進めるとヘッドが変わり、"
+        "LoRA や最後の数層を選ぶと BERT の一部も変わります。このモデルはあなただけのものです。"
+        "ほかの人のページは変わりません。"
+    ),
+    "ft.tune.about.decoder": (
+        "GPT-1 のやり方を GPT-2 に当てはめます。分類ヘッドが最後のトークンのベクトルを読み、学習用の表で実際に "
+        "AdamW のステップを進めるとヘッドが変わり、LoRA や最後の数層を選ぶと GPT-2 の一部も変わります。"
+        "このモデルはあなただけのものです。"
+    ),
+    "ft.status.running": "ステップ {step}/{steps} · 損失 {loss} · {seconds:.1f} 秒",
+    "ft.status.done": (
+        "**{model}** · {method} · {n} 個の例で {step} ステップ · テスト正解率 **{before:.0%} → {after:.0%}** · "
+        "重み {total} 個のうち {changed} 個が変化（{share}）"
+    ),
+    "ft.status.stopped": "{steps} ステップ中 {step} ステップで停止しました。ここまでに学習した内容は残っています。",
+    "ft.status.no_weights": (
+        "この実行は GPU ワーカーの中で最後まで進む前に止まったため、学習した重みはそこに残ったままです。"
+        "自分の文で試すには、もう一度ファインチューニングしてください。"
+    ),
+    "ft.curve": "学習中の損失と正解率",
+    "ft.before_after": "各テスト文の学習前と学習後",
+    "ft.before_after_headers": "文|正解ラベル|学習前の p(正解)|学習後の p(正解)|学習後の予測|",
+    "ft.map": "テスト文のベクトル（学習前と学習後）",
+    "ft.try": "自分の文でモデルを試す",
+    "ft.try_run": "分類する",
+    "ft.try_result": "ファインチューニングしたモデルの確率",
+    "ft.summary.about": (
+        "同じテスト文での正解率を、それぞれの方法が使ったもの（ラベル付きの例、変えた重み）と並べて比べます。"
+        "先に 4 つのページを実行してください。まだ実行していないページは「–」と表示されます。"
+    ),
+    "ft.summary_headers": "方法|モデル|使ったラベル付きの例|変えた重み|テスト正解率",
+    "ft.way.prompt.encoder": "BERT をプロンプトで（穴埋め、{shots}-shot）",
+    "ft.way.prompt.decoder": "GPT-2 をプロンプトで（{shots}-shot{calibrated}）",
+    "ft.way.calibrated": "、キャリブレーションあり",
+    "ft.way.tune.encoder": "BERT をファインチューニング（{method}）",
+    "ft.way.tune.decoder": "GPT-2 をファインチューニング（{method}）",
+    "ft.way.checkpoint": "感情分析タブのチェックポイント（SST-2 でファインチューニング済み）",
+    "ft.way.not_run": "未実行",
+    "ft.sst2_examples": "67,349 個（SST-2）",
+    "ft.all_weights": "すべて（{total}）",
+    "ft.checkpoint_run": "感情分析タブのチェックポイントも採点する",
+    "ft.summary_plot": "方法ごとのテスト正解率",
+    "fig.ft.loss": "損失",
+    "fig.ft.step": "ステップ",
+    "fig.ft.accuracy": "正解率",
+    "fig.ft.train_accuracy": "学習データの正解率",
+    "fig.ft.test_accuracy": "テスト正解率",
+    "fig.ft.curve_title": "ファインチューニング：{method}",
+    "fig.ft.curve_subtitle": "ステップ {step}/{steps} · 最後の損失 {loss}",
+    "fig.ft.before": "学習前",
+    "fig.ft.after": "学習後",
+    "fig.ft.predicted": "予測",
+    "fig.ft.direction": "方向 {n}",
+    "fig.ft.map_title": "ヘッドが読むベクトルを 2 次元で（PCA）",
+    "fig.ft.map_subtitle": "色：正解ラベル · 白抜き：予測が誤り",
+    "fig.ft.map_head": "ヘッドのみ: ベクトルは動かず、ヘッドによる読み取り方だけが変わりました",
+    "fig.alt.ft_curve": (
+        "{n} ステップの学習曲線です。損失は {first} から {last} になり、最後のテスト正解率は {accuracy} でした。"
+    ),
+    "fig.alt.ft_map": (
+        "{n} 個のテスト文のベクトルを、ファインチューニングの前と後で 2 次元に表しています。テスト正解率は前が "
+        "{before}、後が {after} です。"
+    ),
+    "field.train": "学習用の表",
+    "field.test": "テスト用の表",
+    "field.label": "ラベル",
+    "field.label word": "ラベル語",
+    "field.template": "テンプレート",
+    "field.shots": "プロンプト内の例の数",
+    "field.steps": "オプティマイザのステップ数",
+    "field.learning rate": "学習率",
+    "field.batch size": "バッチサイズ",
+    "field.layers": "学習する最後の層の数",
+    "error.task_rows": "{what}は（文、ラベル）の行のリストでなければなりません。入力値：{got}。",
+    "error.task_row": "{what}の {row} 行目には文とラベルが必要です。入力値：{got}。",
+    "error.task_no_text": (
+        "{what}の {row} 行目にはラベルがありますが、文がありません。文を入力するか、その行を空にしてください。"
+    ),
+    "error.task_no_label": (
+        "{what}の {row} 行目にラベルがありません。ラベル（短い単語なら何でも構いません）を入力するか、"
+        "その行を空にしてください。"
+    ),
+    "error.task_too_many": "{what}には {n} 行あります。上限は {limit} 行です。いくつか削除してください。",
+    "error.task_empty": "{what}が空です。（文、ラベル）の行を追加するか、組み込みのタスクを読み込んでください。",
+    "error.task_labels": (
+        "タスクの学習用の表には、異なるラベルが 2 個以上 {limit} 個以下必要です。現在は {n} 個です。"
+    ),
+    "error.task_unknown_label": (
+        "テスト用の表に、学習用の表のどの行にもないラベルが使われています：{labels}。学習用の表のラベル：{known}。"
+    ),
+    "error.label_words": (
+        "ラベルごとにラベル語を 1 つずつ、カンマで区切って書いてください（{n} 個のラベル：{labels}）。入力値：{got}。"
+    ),
+    "error.label_words_repeat": "ラベルごとに別々の語が必要です。重複している語：{got}。",
+    "error.label_word_tokens": (
+        "BERT はマスクの位置にトークンを 1 つだけ埋めますが、このモデルでは「{word}」が複数のトークンになります："
+        "{pieces}。1 トークンで済む単語（よく使う短い単語）を選んでください。"
+    ),
+    "error.template_slot": "テンプレートには、各文が入る場所に {slot} が必要です。",
+    "error.task_mask": "BERT のプロンプトにはラベル語の位置にすでに {mask} があり、文にもあると 2 つになります。次の文から削除してください：{text}",
+    "error.template_mask": "BERT のテンプレートには、ラベル語が入る場所に {mask} がちょうど 1 つ必要です。",
+    "error.task_model": (
+        "許可されたエンコーダかデコーダのモデル（または「encoder」/「decoder」）を選んでください。入力値：{got}。"
+        "選べるもの：{choices}。"
+    ),
+    "error.tune_method": "学習させる部分を次のいずれかから選んでください：{choices}。入力値：{got}。",
+    "error.tune_stopped_early": "最初のステップの前に実行が止まりました。もう一度「ファインチューニングする」を押してください。",
+    "error.tune_nothing": "まずこのページでモデルをファインチューニングしてから、自分の文で試してください。",
+    "error.checkpoint_labels": (
+        "感情分析タブのチェックポイントが知っているラベルは {known} です。このタスクの {labels} はその中にありません。"
+        "英語の感情分析タスクを読み込んでください（または、チェックポイントと同じ名前でラベルを付けてください）。"
+    ),
     "error.export_failed": "サーバーにファイルを書き込めませんでした（{reason}）。しばらくしてからもう一度エクスポートしてください。",
 }

@@ -756,5 +756,180 @@ KO: dict[str, str] = {
         "{what}에 올바른 텍스트가 아닌 문자(\\ud800 같은 짝 없는 서로게이트)가 있어요. 그 문자를 지우거나 "
         "텍스트를 UTF-8로 보내세요."
     ),
+    # --- Fine-tune or prompt? -------------------------------------------------------------------------------------
+    "ft.tab": "미세 조정이냐, 프롬프트냐?",
+    "ft.about": (
+        "**사전 학습된 모델이 과제를 배우는 두 가지 방법.** BERT와 GPT-1은 *미세 조정*해요. 맨 위에 작은 헤드를 "
+        "얹고, 레이블이 있는 예시로 옵티마이저를 몇 단계 돌려 일부 가중치를 바꿔요. GPT-2와 GPT-3는 *프롬프트*로 "
+        "써요. 과제를 텍스트 안에 적어 주고(제로샷), 풀이가 있는 예시를 몇 개 곁들이기도 하며(퓨샷), 가중치는 전혀 "
+        "바뀌지 않아요. 여기서는 두 모델이 같은 예시와 같은 테스트 문장으로 한 과제를 두 방식 모두로 풀어요. 마지막 "
+        "탭에서 네 가지를 나란히 비교해요."
+    ),
+    "ft.task": "과제",
+    "ft.task.sentiment": "감성 분석 (레이블 2개)",
+    "ft.task.topic": "주제 분류 (레이블 4개)",
+    "ft.load": "기본 제공 과제 불러오기",
+    "ft.data": "과제의 예시 (어느 칸이든 고칠 수 있어요. 한 행에 문장 하나)",
+    "ft.train": "학습: 레이블이 있는 예시 (미세 조정은 이것으로 학습하고, 퓨샷 프롬프트는 그중 몇 개를 보여 줘요)",
+    "ft.test": "테스트: 학습에 쓰지 않고 따로 둔 문장으로, 네 방법 모두 이것으로 채점해요",
+    "ft.data_headers": "문장|레이블",
+    "ft.prompt_bert": "BERT · 프롬프트",
+    "ft.prompt_gpt": "GPT-2 · 프롬프트",
+    "ft.tune_bert": "BERT · 미세 조정",
+    "ft.tune_gpt": "GPT-2 · 미세 조정",
+    "ft.summary": "네 가지 모두",
+    "ft.prompt.about.encoder": (
+        "BERT는 빈칸을 채워요. 템플릿은 **레이블 단어**가 들어갈 자리에 `[MASK]`를 두고, 각 레이블은 마스크 자리에서 "
+        "자기 단어가 받는 로짓으로 점수를 얻어요. 퓨샷은 풀이가 있는 예시(마스크 대신 그 예시의 단어를 넣은 것)를 "
+        "앞에 적어 줘요."
+    ),
+    "ft.prompt.about.decoder": (
+        "GPT-2는 텍스트를 이어 써요. 각 레이블은 프롬프트 바로 다음에 자기 **레이블 단어**가 올 확률로 점수를 얻어요. "
+        "퓨샷은 풀이가 있는 예시를 앞에 적어 줘요. *보정*(calibration)은 내용 없는 입력 “N/A”로 잰 프롬프트 자체의 "
+        "치우침을 나눠서 없애요."
+    ),
+    "ft.template": "템플릿 ({text} 자리에 각 문장이 들어가요)",
+    "ft.words": "레이블 단어 (레이블마다 하나씩, 레이블 순서대로, 쉼표로 구분)",
+    "ft.shots": "프롬프트 속 예시 수 (k-shot)",
+    "ft.seed": "시드 (어떤 예시를 어떤 순서로 쓸지)",
+    "ft.calibrate": "보정하기 (내용 없는 입력 사용)",
+    "ft.prompt_run": "테스트 문장 채점하기",
+    "ft.why_sentence": "몇 번째 테스트 문장 (1 = 첫 번째): 예측한 레이블의 이유",
+    "ft.why_range": "1에서 {n} 사이의 테스트 문장을 고르세요. 화면의 결과에는 문장이 {n}개 있어요.",
+    "error.prompt_first": "먼저 테스트 문장을 채점한 다음 이유를 물어보세요.",
+    "ft.prompt_text": "모델이 읽는 텍스트 그대로 (첫 번째 테스트 문장)",
+    "ft.prompt_tokens": "…토큰으로 보면",
+    "ft.prompt_headline": (
+        "**{model}** · {shots}-shot · 문장 {n}개에 대한 테스트 정확도 **{accuracy:.0%}**{calibrated} · "
+        "가장 긴 프롬프트는 토큰 {longest}개 (한도 {limit}개) · 바뀐 가중치 없음"
+    ),
+    "ft.calibrated": " (보정 전: {raw:.0%})",
+    "ft.label_words_line": "모델이 읽는 레이블 단어: {words}",
+    "ft.scores": "테스트 문장마다 모든 레이블의 확률",
+    "ft.continuation": "GPT-2가 이어 쓴 글",
+    "ft.sentence": "문장",
+    "ft.truth": "정답 레이블",
+    "ft.predicted": "예측",
+    "ft.right": "✓",
+    "ft.wrong": "✗",
+    "ft.confusion": "혼동 행렬: 행은 정답 레이블, 열은 예측한 레이블",
+    "ft.confusion_corner": "정답 ╲ 예측",
+    "ft.method": "학습시킬 부분",
+    "ft.method.head": "헤드만 (선형 프로브)",
+    "ft.method.lora": "LoRA + 헤드",
+    "ft.method.layers": "마지막 몇 층 + 헤드",
+    "ft.layers": "학습할 마지막 층 수 (“마지막 몇 층 + 헤드”일 때)",
+    "ft.steps": "옵티마이저 단계 수",
+    "ft.rate": "학습률 (AdamW)",
+    "ft.batch": "배치 크기",
+    "ft.tune_seed": "시드 (헤드, LoRA, 배치)",
+    "ft.train_run": "미세 조정하기",
+    "ft.stop": "중지",
+    "ft.tune.about.encoder": (
+        "분류 헤드가 BERT의 `[CLS]` 벡터를 읽어요. 학습 표로 실제 AdamW 단계를 밟으면 헤드가 바뀌고, LoRA나 마지막 "
+        "층을 고르면 BERT의 일부도 바뀌어요. 이 모델은 여러분만의 것이에요. 다른 사람의 페이지는 바뀌지 않아요."
+    ),
+    "ft.tune.about.decoder": (
+        "GPT-1의 방법을 GPT-2에 적용해요. 분류 헤드가 마지막 토큰의 벡터를 읽고, 학습 표로 실제 AdamW 단계를 밟으면 "
+        "헤드가 바뀌며, LoRA나 마지막 층을 고르면 GPT-2의 일부도 바뀌어요. 이 모델은 오직 여러분만의 것이에요."
+    ),
+    "ft.status.running": "단계 {step}/{steps} · 손실 {loss} · {seconds:.1f}초",
+    "ft.status.done": (
+        "**{model}** · {method} · 예시 {n}개로 {step}단계 · 테스트 정확도 **{before:.0%} → {after:.0%}** · "
+        "가중치 {total}개 중 {changed}개 바뀜 ({share})"
+    ),
+    "ft.status.stopped": "{steps}단계 중 {step}단계에서 멈췄어요. 지금까지 배운 것은 그대로 남아 있어요.",
+    "ft.status.no_weights": (
+        "이번 실행은 GPU 워커 안에서 끝나기 전에 멈춰서, 학습된 가중치가 그곳에 남았어요. 직접 쓴 문장으로 "
+        "시험해 보려면 다시 미세 조정하세요."
+    ),
+    "ft.curve": "학습하는 동안의 손실과 정확도",
+    "ft.before_after": "테스트 문장마다 학습 전과 후",
+    "ft.before_after_headers": "문장|정답 레이블|학습 전 p(정답)|학습 후 p(정답)|학습 후 예측|",
+    "ft.map": "테스트 문장 벡터의 학습 전과 후",
+    "ft.try": "직접 쓴 문장으로 내 모델 시험해 보기",
+    "ft.try_run": "분류하기",
+    "ft.try_result": "내가 미세 조정한 모델의 확률",
+    "ft.summary.about": (
+        "같은 테스트 문장에 대한 정확도를, 각 방법이 쓴 것(레이블이 있는 예시, 바뀐 가중치)과 함께 비교해요. "
+        "먼저 네 페이지를 실행하세요. 아직 실행하지 않은 페이지는 “–”로 표시돼요."
+    ),
+    "ft.summary_headers": "방법|모델|사용한 레이블 예시 수|바뀐 가중치 수|테스트 정확도",
+    "ft.way.prompt.encoder": "BERT 프롬프트 (빈칸 채우기, {shots}-shot)",
+    "ft.way.prompt.decoder": "GPT-2 프롬프트 ({shots}-shot{calibrated})",
+    "ft.way.calibrated": ", 보정함",
+    "ft.way.tune.encoder": "BERT 미세 조정 ({method})",
+    "ft.way.tune.decoder": "GPT-2 미세 조정 ({method})",
+    "ft.way.checkpoint": "감성 분석 탭의 체크포인트 (SST-2로 미세 조정됨)",
+    "ft.way.not_run": "아직 실행 안 함",
+    "ft.sst2_examples": "67,349개 (SST-2)",
+    "ft.all_weights": "전부 ({total})",
+    "ft.checkpoint_run": "감성 분석 탭의 체크포인트도 채점하기",
+    "ft.summary_plot": "방법별 테스트 정확도",
+    "fig.ft.loss": "손실",
+    "fig.ft.step": "단계",
+    "fig.ft.accuracy": "정확도",
+    "fig.ft.train_accuracy": "학습 정확도",
+    "fig.ft.test_accuracy": "테스트 정확도",
+    "fig.ft.curve_title": "미세 조정: {method}",
+    "fig.ft.curve_subtitle": "단계 {step}/{steps} · 마지막 손실 {loss}",
+    "fig.ft.before": "학습 전",
+    "fig.ft.after": "학습 후",
+    "fig.ft.predicted": "예측",
+    "fig.ft.direction": "방향 {n}",
+    "fig.ft.map_title": "헤드가 읽는 벡터를 2차원으로 (PCA)",
+    "fig.ft.map_subtitle": "색: 정답 레이블 · 속이 빈 점: 틀린 예측",
+    "fig.ft.map_head": "헤드만: 벡터는 그대로이고, 헤드가 벡터를 읽는 방식만 바뀌었습니다",
+    "fig.alt.ft_curve": (
+        "{n}단계에 걸친 학습 곡선입니다. 손실은 {first}에서 시작해 {last}에 이르렀고, 마지막 테스트 정확도는 "
+        "{accuracy}입니다."
+    ),
+    "fig.alt.ft_map": (
+        "테스트 문장 {n}개의 벡터를 미세 조정 전과 후로 나눠 2차원에 나타냈습니다. 테스트 정확도는 학습 전 {before}, "
+        "학습 후 {after}입니다."
+    ),
+    "field.train": "학습 표",
+    "field.test": "테스트 표",
+    "field.label": "레이블",
+    "field.label word": "레이블 단어",
+    "field.template": "템플릿",
+    "field.shots": "프롬프트 속 예시 수",
+    "field.steps": "옵티마이저 단계 수",
+    "field.learning rate": "학습률",
+    "field.batch size": "배치 크기",
+    "field.layers": "학습할 마지막 층 수",
+    "error.task_rows": "{what}은(는) (문장, 레이블) 행의 목록이어야 해요. 입력값: {got}.",
+    "error.task_row": "{what}의 {row}번째 행에는 문장과 레이블이 있어야 해요. 입력값: {got}.",
+    "error.task_no_text": "{what}의 {row}번째 행에 레이블은 있는데 문장이 없어요. 문장을 입력하거나 그 행을 비우세요.",
+    "error.task_no_label": (
+        "{what}의 {row}번째 행에 레이블이 없어요. 레이블(짧은 단어면 무엇이든)을 입력하거나 그 행을 비우세요."
+    ),
+    "error.task_too_many": "{what}에 행이 {n}개 있어요. 최대 {limit}개까지 가능하니 몇 개 지워 주세요.",
+    "error.task_empty": "{what}이(가) 비어 있어요. (문장, 레이블) 행을 추가하거나 기본 제공 과제를 불러오세요.",
+    "error.task_labels": "과제의 학습 표에는 서로 다른 레이블이 2개에서 {limit}개까지 있어야 해요. 지금은 {n}개예요.",
+    "error.task_unknown_label": (
+        "테스트 표에 학습 표의 어느 행에도 없는 레이블이 쓰였어요: {labels}. 학습 표의 레이블: {known}."
+    ),
+    "error.label_words": (
+        "레이블마다 레이블 단어를 하나씩 쉼표로 구분해 적어 주세요 (레이블 {n}개: {labels}). 입력값: {got}."
+    ),
+    "error.label_words_repeat": "레이블마다 서로 다른 단어가 필요해요. 겹치는 단어: {got}.",
+    "error.label_word_tokens": (
+        "BERT는 마스크 자리에 토큰을 하나만 채우는데, 이 모델에서는 “{word}” 한 단어가 여러 토큰으로 나뉘어요: "
+        "{pieces}. 토큰 하나로 된 단어(흔히 쓰는 짧은 단어)를 고르세요."
+    ),
+    "error.template_slot": "템플릿에서 각 문장이 들어갈 자리에 {slot} 표시가 있어야 해요.",
+    "error.task_mask": "BERT의 프롬프트에는 레이블 단어 자리에 이미 {mask} 토큰이 있어서, 문장에 또 있으면 두 개가 됩니다. 다음 문장에서 지우세요: {text}",
+    "error.template_mask": "BERT의 템플릿에는 레이블 단어가 들어갈 자리에 {mask} 토큰이 정확히 하나 있어야 해요.",
+    "error.task_model": (
+        "허용된 인코더 또는 디코더 모델(또는 “encoder” / “decoder”)을 고르세요. 입력값: {got}. 허용되는 값: {choices}."
+    ),
+    "error.tune_method": "학습시킬 부분을 고르세요. 다음 중 하나: {choices}. 입력값: {got}.",
+    "error.tune_stopped_early": "첫 단계 전에 실행이 멈췄어요. ‘미세 조정하기’를 다시 누르세요.",
+    "error.tune_nothing": "먼저 이 페이지에서 모델을 미세 조정한 다음, 직접 쓴 문장으로 시험해 보세요.",
+    "error.checkpoint_labels": (
+        "감성 분석 탭의 체크포인트는 {known} 레이블만 알고, 이 과제의 {labels} 레이블은 몰라요. 영어 감성 분석 "
+        "과제를 불러오세요(또는 체크포인트와 같은 이름으로 레이블을 붙이세요)."
+    ),
     "error.export_failed": "서버에 파일을 쓰지 못했어요({reason}). 잠시 후 다시 내보내 보세요.",
 }

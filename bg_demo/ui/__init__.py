@@ -16,6 +16,7 @@ from bg_demo.ui import (
     compare_tab,
     entities_tab,
     fill_mask_tab,
+    finetune_tab,
     generate_tab,
     gradio_compat,
     language,
@@ -34,7 +35,7 @@ from bg_demo.ui.links import Links
 from bg_demo.ui.session import SESSIONS
 from bg_demo.ui.strings import ASSETS, I18N, t
 
-# in teaching order after "Start here": BERT's tasks, GPT-2, then what is inside both
+# in teaching order after "Start here": BERT's tasks, GPT-2, what is inside both, then how each learns a task
 TABS = (
     fill_mask_tab,
     classify_tab,
@@ -45,6 +46,7 @@ TABS = (
     attention_tab,
     compare_tab,
     pretraining_tab,
+    finetune_tab,
 )
 CONCURRENCY = 2  # requests run at once per event; each model also serialises its own calls
 

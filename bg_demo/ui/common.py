@@ -42,22 +42,24 @@ class Loading:
         self.progress(None, desc=self.look.t("app.loading", role=self.look.t(f"app.role.{role}"), model=model))
 
 
-async def stream(role: str, submit, session: str, progress: Loading | None = None, model_id: str | None = None):
+async def stream(role: str, submit, session: str, progress: Loading | None = None, model_id: str | None = None,
+                 kind: str = "generation", interval: float = STREAM_INTERVAL):
     """Start a backend stream with `submit()` (in a worker thread: it may load the model) and relay its updates on
     the event loop: no thread is held while a student waits, and a cancelled stream (Stop, a closed tab, an API
-    cancel) only marks its request cancelled, never waits on the model."""
+    cancel) only marks its request cancelled, never waits on the model. `interval`: the least time between two
+    updates sent (the newest is kept); `kind`: which Stop ends it ("generation", "training")."""
     if progress is not None:
         await asyncio.to_thread(progress, role, model_id)  # with a model tier, a call to it
     handle = await asyncio.to_thread(submit)
     try:
-        with SESSIONS.running(session, handle):
+        with SESSIONS.running(session, handle, kind):
             async for update in handle:
                 yield update
                 if not update.done:
                     # a student reads no faster than this, and every message costs the server the same whatever it
                     # holds: a class of streams sends fewer, fuller ones (the newest is kept); the final update ends
                     # the pause at once
-                    await handle.pause(STREAM_INTERVAL)
+                    await handle.pause(interval)
     finally:
         handle.cancel()  # a no-op once finished; at once when the stream was cut short
 

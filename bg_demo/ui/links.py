@@ -63,7 +63,9 @@ def share_row(page_id: str, fields: dict) -> None:
     copied, ready = json.dumps(str(t("link.copied"))), json.dumps(str(t("link.ready")))
     js = (
         f"async (...values) => {{ const p = new URLSearchParams({{tab: {json.dumps(page_id)}}});"
-        f" {json.dumps(list(fields))}.forEach((n, i) => p.set(n, values[i] ?? ''));"
+        # a table's value is an object: its rows go as JSON
+        f" {json.dumps(list(fields))}.forEach((n, i) => {{ const v = values[i];"
+        " p.set(n, v !== null && typeof v === 'object' ? JSON.stringify(v.data ?? v) : (v ?? '')); });"
         f" p.set({json.dumps(RUN)}, '1');"
         # the language on screen, so the class sees the page in the teacher's language (English needs no mark)
         " const lang = (document.documentElement.lang || '').split('-')[0];"
@@ -90,6 +92,11 @@ def convert(component, raw: str):
             return raw if raw in choices else None
         if isinstance(component, gr.Checkbox):
             return raw.lower() in {"1", "true", "yes", "on"}
+        if isinstance(component, gr.Dataframe):  # rows as JSON, each a list of cells; the server checks the rest
+            rows = json.loads(raw)
+            fits = isinstance(rows, list) and all(isinstance(row, list) and all(isinstance(cell, (str, int, float))
+                                                                            for cell in row) for row in rows)
+            return rows if fits else None
         return raw  # never cut: an over-long text is refused by the server, with its length and the limit
     except (TypeError, ValueError):
         return None

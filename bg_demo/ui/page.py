@@ -45,6 +45,15 @@ class Shown:  # hold dicts or lists (a field-wise hash raised "unhashable type" 
     error: object = None
 
 
+def _as_sent(component):
+    """An input as an API call sends it: a table as its rows in JSON (`[[text, label], ...]`), which the backend checks
+    and words its refusal of, where Gradio's own table value would be refused before any handler runs, in its own
+    words; everything else as it is."""
+    if isinstance(component, gr.Dataframe):
+        return gr.JSON(visible=False, label=component.label)
+    return component
+
+
 def failure(exc: BaseException, what: str):
     """An exception from compute as data the page can word: the student's mistake or a missing model as it is,
     ZeroGPU's own refusal (a gr.Error from `spaces`: no GPU free, the visitor's quota spent) with its words kept, and
@@ -194,7 +203,7 @@ class Task:
             # optional: a call that leaves both out gets English and a wide page (`payloads.completed`)
             lang = gr.Textbox(text.DEFAULT, visible=False, label="lang", elem_classes=[payloads.LOOK_CLASS])
             width = gr.Number(looks.WIDE, visible=False, label="width", precision=0, elem_classes=[payloads.LOOK_CLASS])
-            components = [*inputs.values(), lang, width]
+            components = [*(_as_sent(component) for component in inputs.values()), lang, width]
             # raw values, prepared inside the request: what the inputs cannot use is refused in the caller's words
             api = payloads.checked(self._api_handler(), components, lang_at=len(components) - 2)
             endpoint.click(api, components, outputs, api_name=api_name, preprocess=False, **self.options)

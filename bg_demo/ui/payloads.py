@@ -193,6 +193,15 @@ EXAMPLES = {
     # GPT-2's vocabulary)
     "/explain_generation": {"result": {"generated": [[{"token": " the", "token_id": 262}]]}},
     "/explain_next_token": {"text": "The capital of France is"},
+    # the fine-tune-or-prompt page: its tables as rows, and a prompt's result as /prompt_task returns it, cut to what
+    # the explanation reads
+    **{name: {"train": [["A wonderful, funny film.", "positive"], ["A dull and far too long film.", "negative"]],
+              "test": [["What a lovely story.", "positive"], ["The plot was boring.", "negative"]]}
+       for name in ("/prompt_task", "/fine_tune", "/checkpoint_scores")},
+    "/explain_prompt_bert": {"result": {"prompts": ["What a lovely story. It was [MASK]."], "labels": ["positive"],
+                                        "label_words": ["great"], "predictions": ["positive"]}},
+    "/explain_prompt_gpt": {"result": {"prompts": ["Review: What a lovely story.\nSentiment:"], "labels": ["positive"],
+                                       "label_words": ["positive"], "predictions": ["positive"]}},
 }
 # what a value the page shows without a label is, by its kind: the JSON result, or a Markdown summary of it
 _UNLABELLED = {gr.JSON: "common.raw", gr.Markdown: "common.summary"}
