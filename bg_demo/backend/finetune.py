@@ -36,7 +36,7 @@ from bg_demo import models, placement
 from bg_demo.backend._common import Result, check_length, field, require_float, require_int, require_text
 from bg_demo.backend.generation.types import Handle
 from bg_demo.backend.labelled import labelled
-from bg_demo.backend.prompting import which_model
+from bg_demo.backend.prompting import by_label, which_model
 from bg_demo.config import LIMITS
 from bg_demo.dispatch import TRAINING_MOST_SECONDS
 from bg_demo.errors import InputError, shown
@@ -238,7 +238,7 @@ def _steps(handle: Handle, loaded, s: Settings, task):
     base = dict(model_id=loaded.model_id, role=s.role, method=s.method, layers=s.layers, steps=s.steps,
                 learning_rate=s.learning_rate, batch_size=s.batch_size, seed=s.seed, labels=task.labels,
                 texts=shown_test, truth=truth, accuracy_before=_accuracy(p_before, test_y),
-                probabilities_before=_by_label(task.labels, p_before), points_before=_pca(before_test),
+                probabilities_before=by_label(task.labels, p_before), points_before=_pca(before_test),
                 accuracy_after=None, probabilities_after=(), predictions_after=(), points_after=(), changed=changed,
                 total=total, train_examples=len(task.train))
     order = np.random.default_rng(s.seed)
@@ -290,7 +290,7 @@ def _steps(handle: Handle, loaded, s: Settings, task):
     del body, optimizer, parameters
     if s.method != "head":  # a PEFT model's tree holds reference cycles: free its activations' memory now
         gc.collect()
-    after = dict(accuracy_after=_accuracy(p_after, test_y), probabilities_after=_by_label(task.labels, p_after),
+    after = dict(accuracy_after=_accuracy(p_after, test_y), probabilities_after=by_label(task.labels, p_after),
                  predictions_after=tuple(task.labels[int(i)] for i in p_after.argmax(-1)), points_after=_pca(after_test))
     yield TuneResult(**{**base, **after}, step=len(losses), losses=tuple(losses), evaluations=tuple(evaluations),
                      seconds=time.perf_counter() - started, done=True, stopped=len(losses) < s.steps,
@@ -327,10 +327,6 @@ def _probabilities(head, vectors) -> np.ndarray:
 
     with torch.no_grad():
         return head(vectors.to(head.weight.device).float()).softmax(-1).cpu().numpy().astype(np.float64)
-
-
-def _by_label(labels, p: np.ndarray) -> tuple[dict, ...]:
-    return tuple({label: float(v) for label, v in zip(labels, row)} for row in p)
 
 
 def _pca(vectors) -> tuple[tuple[float, float], ...]:
@@ -467,6 +463,7 @@ class _Shared:
         self.module, self.role = loaded.model.base_model, loaded.role
 
     def vectors(self, batch):
+        """(B, H): each sentence's vector in a batch of (input_ids, attention_mask), as the head reads it."""
         ids, mask = batch
         return _read(self.role, self.module(input_ids=ids, attention_mask=mask).last_hidden_state, mask)
 
@@ -487,7 +484,7 @@ def _shared_copy(module, own=()):
     return copy.deepcopy(module, memo)
 
 
-class _Body:
+class _Body(_Shared):
     """A run's body: the shared one ("head"), a LoRA-adapted copy ("lora", through PEFT), or a copy whose last
     `layers` layers are its own ("layers"). `trained` lists the parameters the optimiser changes."""
 
@@ -537,10 +534,6 @@ class _Body:
         for k, m in enumerate(self.own):
             for name, p in m.named_parameters():
                 yield f"{k}.{name}", p
-
-    def vectors(self, batch):
-        ids, mask = batch
-        return _read(self.role, self.module(input_ids=ids, attention_mask=mask).last_hidden_state, mask)
 
     def weights(self, head) -> dict:
         """The run's learnt weights as float32 arrays, by name: "head.*", "lora.*" or "layers.*"."""
@@ -596,7 +589,7 @@ def predict_tuned(tuned: Tuned, text: str) -> TriedResult:
     # a student's own request: foreground turns, as every other tab's
     vectors = _frozen(loaded, encoded, False) if tuned.method == "head" else _vectors(loaded, body, encoded, False)
     p = _probabilities(head, vectors)
-    return TriedResult(loaded.model_id, tuned.method, tuned.labels, text, _by_label(tuned.labels, p)[0],
+    return TriedResult(loaded.model_id, tuned.method, tuned.labels, text, by_label(tuned.labels, p)[0],
                        tuned.labels[int(p[0].argmax())])
 
 
@@ -635,5 +628,5 @@ def checkpoint_scores(train, test, *, model_id: str | None = None) -> Checkpoint
     p = np.array(probabilities)
     truth = task.ids(task.test)
     return CheckpointResult(loaded.model_id, task.labels, tuple(known[label.lower()] for label in task.labels),
-                            _by_label(task.labels, p), tuple(task.labels[int(i)] for i in p.argmax(-1)),
+                            by_label(task.labels, p), tuple(task.labels[int(i)] for i in p.argmax(-1)),
                             _accuracy(p, truth))

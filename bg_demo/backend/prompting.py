@@ -21,7 +21,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from bg_demo import models
-from bg_demo.backend._common import Result, check_length, max_tokens, require_head, require_int, require_text
+from bg_demo.backend._common import (
+    Result,
+    check_length,
+    max_tokens,
+    require_head,
+    require_int,
+    require_text,
+    softmax,
+)
 from bg_demo.backend.fill_mask import batch_mlm_logits
 from bg_demo.backend.labelled import label_words as checked_words
 from bg_demo.backend.labelled import labelled
@@ -127,9 +135,9 @@ def prompt_task(model, train, test, template: str, label_words, shots: int = 0, 
         loaded.model_id, role, task.labels, words, word_tokens,
         template, shots, seed, chosen, tuple(prompts), first_tokens, tuple(len(ids) for ids in encoded), limit,
         tuple(text for text, _ in task.test), tuple(truth),
-        tuple(_by_label(task.labels, row) for row in raw),
-        _by_label(task.labels, free_p) if calibrate else None, free if calibrate else None,
-        tuple(_by_label(task.labels, row) for row in shown_p), tuple(predictions),
+        by_label(task.labels, raw),
+        by_label(task.labels, free_p[None])[0] if calibrate else None, free if calibrate else None,
+        by_label(task.labels, shown_p), tuple(predictions),
         _accuracy(predictions, truth), _accuracy(raw_predictions, truth),
         confusion(task.labels, truth, predictions), continuations, calibrate, shots,
     )
@@ -207,7 +215,7 @@ def _continuation(loaded, prompts: list[str], word_ids) -> np.ndarray:
                 word = word_ids[j]
                 n = len(row) - len(word)  # the prompt's length: word token k is predicted at n - 1 + k
                 scores[i, j] = sum(float(log_probs[b, n - 1 + k, token]) for k, token in enumerate(word))
-    return _softmax(scores)
+    return softmax(scores)
 
 
 def _continuations(loaded, encoded: list[list[int]]) -> tuple[str, ...]:
@@ -247,19 +255,15 @@ def explain_prompted(model, prompt_text: str, word: str, layer: int | None = Non
     return explain.explain_next_token(prompt_text, ids[0], layer, head, model_id=model_id, **options)
 
 
-def _softmax(scores: np.ndarray) -> np.ndarray:
-    shifted = np.exp(scores - scores.max(-1, keepdims=True))
-    return shifted / shifted.sum(-1, keepdims=True)
-
-
 def _calibrated(p: np.ndarray, free: np.ndarray) -> np.ndarray:
     """Zhao et al.'s contextual calibration: p / p(content-free), normalised (W = diag(p_cf)^-1, b = 0)."""
     scaled = p / np.maximum(free, 1e-12)
     return scaled / scaled.sum(-1, keepdims=True)
 
 
-def _by_label(labels, row) -> dict:
-    return {label: float(p) for label, p in zip(labels, row)}
+def by_label(labels, p: np.ndarray) -> tuple[dict, ...]:
+    """Each row of (N, L) probabilities as {label: p}."""
+    return tuple({label: float(v) for label, v in zip(labels, row)} for row in p)
 
 
 def _accuracy(predictions, truth) -> float:
