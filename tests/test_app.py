@@ -12,16 +12,12 @@ from bg_demo import config, models, text
 from bg_demo.backend.qa import AnswerResult, Span
 from bg_demo.figures.style import FONT, NARROW_FONT_SIZE
 from bg_demo.look import Look
-from bg_demo.ui import build_demo
 from bg_demo.ui.qa_tab import summary
 
 
 @pytest.fixture(scope="module")
-def client(tiny_dir):
-    demo = build_demo()
-    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True)
-    yield Client(url, verbose=False)
-    demo.close()
+def client(served):
+    return Client(served[1], verbose=False)
 
 
 def test_api_lists_the_named_endpoints(client):
@@ -33,7 +29,8 @@ def test_fill_mask(client):
     filled, plot, tokens, raw = client.predict("The cat sat on the [mask].", 3, api_name="/fill_mask")
     assert len(raw["masks"]) == 1 and len(raw["masks"][0]) == 3
     assert filled == raw["filled"] and "[MASK]" not in filled
-    assert plot is not None
+    (bars,) = json.loads(plot["plot"])["data"]  # the figure draws the result's three guesses, best first
+    assert bars["x"] == pytest.approx([guess["score"] for guess in raw["masks"][0]])
     assert [piece["class_or_confidence"] for piece in tokens if piece["class_or_confidence"]] == ["[MASK]"]
 
 

@@ -20,7 +20,6 @@ import pytest
 from bg_demo import backend, text
 from bg_demo.config import LIMITS
 from bg_demo.text import Text, korean
-from bg_demo.ui import build_demo
 from bg_demo.ui.common import plain
 from bg_demo.ui.strings import words
 
@@ -147,11 +146,8 @@ def classify(outcome: tuple[str, object], words: re.Pattern) -> str:
 
 
 @pytest.fixture(scope="module")
-def app(tiny_dir):
-    demo = build_demo()
-    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True)
-    yield demo, url
-    demo.close()
+def app(served):
+    return served
 
 
 def baseline(name: str, parameters: list[dict], generated=None) -> list:

@@ -10,7 +10,8 @@ from playwright.sync_api import expect
 
 from tests.support.processes import Balancer, free_port, haproxy, start_front_end, stop_process, wait_for_port
 
-pytestmark = pytest.mark.skipif(haproxy() is None, reason="haproxy is not installed (.ci/run installs Debian's)")
+pytestmark = [pytest.mark.cluster, pytest.mark.server,
+              pytest.mark.skipif(haproxy() is None, reason="haproxy is not installed (.ci/run installs Debian's)")]
 
 TITLE = ".js-plotly-plot .gtitle >> visible=true"  # "Layer 0, head 0": the attention map's title
 TEXT = "The cat sat on the mat."

@@ -193,7 +193,24 @@ def test_a_512_token_text_on_a_phone_draws_every_view_and_scrolls_nothing_sidewa
         phone.close()
 
 
-def test_fine_tune_or_prompt_prompts_trains_stops_and_sums_up(page):
+@pytest.fixture
+def slow_training(monkeypatch):
+    """Each optimiser step takes 50 ms longer, so a 200-step run is still going when a person presses Stop."""
+    import time
+
+    from bg_demo.backend import finetune
+
+    batches = finetune._batches
+
+    def slow(*args):
+        for batch in batches(*args):
+            time.sleep(0.05)
+            yield batch
+
+    monkeypatch.setattr(finetune, "_batches", slow)
+
+
+def test_fine_tune_or_prompt_prompts_trains_stops_and_sums_up(page, slow_training):
     page.get_by_role("tab", name="Fine-tune or prompt?").click()
     page.get_by_role("tab", name="GPT-2 · prompt").click()
     page.get_by_role("button", name="Score the test sentences").locator("visible=true").click()

@@ -19,6 +19,7 @@ import pytest
 from bg_demo import backend, placement
 from bg_demo.errors import ClusterUnavailableError, InputError
 
+pytestmark = [pytest.mark.cluster, pytest.mark.server]
 TEXT = "The animal didn't cross the street because it was too tired."
 CONTEXT = ("The Eiffel Tower is in Paris. It was finished in 1889 and is 330 metres tall. " * 12).strip()
 

@@ -24,10 +24,3 @@ def test_types_is_a_leaf_and_the_engines_import_only_it():
     for module in ("engine", "beam"):
         assert _imports(module) <= {"bg_demo.backend.generation.types"} | {
             f"bg_demo.backend.generation.types.{name}" for name in dir(generation.types)}, module
-
-
-def test_the_package_entry_points_are_the_backend_s():
-    from bg_demo import backend
-
-    assert backend.submit_generation.__wrapped__ is generation.submit  # through the dispatcher (bg_demo.dispatch)
-    assert backend.GenerationSettings is generation.GenerationSettings

@@ -76,6 +76,7 @@ def test_building_is_true_only_while_a_layout_is_built_outside_a_request():
     assert not gradio_compat.building()
 
 
+@pytest.mark.server
 def test_a_handler_runs_with_its_request_set_where_building_reads_it():
     """The request a handler serves is where `building` looks (Gradio sets it around every handler it runs)."""
     def probe():
@@ -224,14 +225,9 @@ def test_idle_sessions_are_swept_through_gradio_s_state_holder():
 
 
 @pytest.fixture(scope="module")
-def running(tiny_dir):
+def running(served):
     """The whole app, built and launched as `bg_demo.ui.launch` does: (demo, url)."""
-    from bg_demo.ui import build_demo, launch_options
-
-    demo = build_demo()
-    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, **launch_options())
-    yield demo, url
-    demo.close()
+    return served
 
 
 def test_every_group_the_running_app_s_queue_makes_waits_in_a_fair_list(running):
@@ -298,6 +294,7 @@ def test_no_endpoint_runs_around_the_queue(running):
     assert answer.status_code == 404 and "queue" in answer.json()["detail"]
 
 
+@pytest.mark.server
 def test_gradio_itself_refuses_any_upload_the_guard_would_let_through():
     """`max_file_size` (public) behind `serving.Guard`'s refusal: the app launched with it, and Gradio's route
     refusing a file of one byte."""
@@ -317,6 +314,7 @@ def test_gradio_itself_refuses_any_upload_the_guard_would_let_through():
 # --- the page ---------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.server
 def test_the_page_inlines_its_config_and_api_where_the_trimming_looks():
     with gr.Blocks() as demo:
         box = gr.Textbox(label="x")

@@ -165,8 +165,6 @@ def test_kept_results_pass_through_gradios_state_tracking_and_the_rerender(count
 
 
 def test_the_sessions_store_is_bounded_and_idle_sessions_expire():
-    import time
-
     from bg_demo.ui.session import Sessions
 
     sessions = Sessions(capacity=3, seconds=60)
@@ -176,14 +174,15 @@ def test_the_sessions_store_is_bounded_and_idle_sessions_expire():
     sessions.get("s3")
     assert len(sessions) == 3 and sessions.peek("s1") is None
     assert all(sessions.peek(f"s{n}") is not None for n in (0, 2, 3))
-    idle = Sessions(capacity=3, seconds=0.5)
+    now = [0.0]  # the clock the store reads, moved by hand
+    idle = Sessions(capacity=3, seconds=0.5, timer=lambda: now[0])
     idle.get("a")
     idle.get("b")
-    time.sleep(0.3)
+    now[0] += 0.3
     idle.get("a")  # used: its idle time starts again
-    time.sleep(0.3)
+    now[0] += 0.3
     assert idle.peek("b") is None and idle.peek("a") is not None
-    time.sleep(0.6)
+    now[0] += 0.6
     assert len(idle) == 0 and idle.peek("a") is None
 
 

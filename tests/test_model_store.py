@@ -8,6 +8,7 @@ import logging
 import shutil
 import threading
 import weakref
+from pathlib import Path
 
 import pytest
 
@@ -46,17 +47,21 @@ def minilm(model_dir):
 # --- the allowlist and where models load from -------------------------------------------------------
 
 
-def test_the_allowlist_offers_every_asked_for_model_with_its_default_first():
-    assert ENCODERS == (
-        "google-bert/bert-base-uncased", "google-bert/bert-large-uncased", "google-bert/bert-base-cased",
-        "distilbert/distilbert-base-uncased", "google-bert/bert-base-multilingual-cased", MINILM,
-    )
-    assert config.ALLOWED_MODELS["decoder"] == (
-        "openai-community/gpt2", "distilbert/distilgpt2", "openai-community/gpt2-medium", "skt/kogpt2-base-v2",
-        "rinna/japanese-gpt2-small",
-    )
+def test_the_allowlist_is_what_the_space_declares_and_each_picker_offers_it_default_first(monkeypatch):
+    """Every model a student may pick is one the Space's README declares (`models:`, which the Hub links and a
+    Space may preload), and each role's picker offers its allowlist: the default first, as "" (the server's
+    model), then the others in their order."""
+    import yaml
+
+    from bg_demo.ui.common import model_choices
+
+    front = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8").split("---\n")[1]
+    assert set(yaml.safe_load(front)["models"]) == config.ALLOWED_IDS
+    monkeypatch.delenv("BG_DEMO_MODEL_DIR")  # the real defaults, not the tiny folders
+    config.settings.cache_clear()
     for role, allowed in config.ALLOWED_MODELS.items():
         assert allowed[0] == config.DEFAULT_MODELS[role]
+        assert [value for _, value in model_choices(role)] == ["", *allowed[1:]], role
     assert set(config.MODEL_INFO) == config.ALLOWED_IDS
     assert config.MODEL_INFO["skt/kogpt2-base-v2"].language == "ko"
     assert config.MODEL_INFO["rinna/japanese-gpt2-small"].language == "ja"

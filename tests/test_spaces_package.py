@@ -37,7 +37,8 @@ def _spaces_build() -> str:
 MISSING = _spaces_build()
 if MISSING and os.environ.get("BG_DEMO_REQUIRE_SPACES") == "1":
     raise RuntimeError(f"BG_DEMO_REQUIRE_SPACES=1, but {MISSING}")
-pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"{MISSING}: .ci/run runs these in its Python 3.12 leg")
+pytestmark = [pytest.mark.server,  # `python app.py` as a process
+              pytest.mark.skipif(bool(MISSING), reason=f"{MISSING}: .ci/run runs these in its Python 3.12 leg")]
 
 PICKED_ENCODER = "google-bert/bert-base-multilingual-cased"
 PICKED_DECODER = "distilbert/distilgpt2"

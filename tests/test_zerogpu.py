@@ -207,6 +207,7 @@ def test_the_defaults_are_placed_at_start_up(zero_gpu):
     assert all(models.is_loaded(role) for role in config.ROLES)
 
 
+@pytest.mark.server
 def test_the_app_s_endpoints_stream_and_explain_through_the_workers(zero_gpu, main_process_forwards, monkeypatch):
     from bg_demo.backend.generation import engine
     from bg_demo.ui import build_demo

@@ -215,11 +215,14 @@ def describe(demo: gr.Blocks) -> None:
     [MASK]), so that every call the page shows runs as shown. Read from the app's config (`demo.config`, what
     `/config` sends every client): which components each named endpoint takes and gives, and each example table's."""
     make = demo.get_api_info
+    # read from the layout as built: once a student had clicked an example in a browser, its table no longer read as
+    # inside its language's column (`block.parent`), and the API page showed Gradio's "Hello!!" for the text it fills
+    shown = _first_examples(demo)
 
     @functools.wraps(make)
     def get_api_info(*args, **kwargs):
         info = make(*args, **kwargs)
-        values, shown = _endpoints(demo), _first_examples(demo)
+        values = _endpoints(demo)
         for name, endpoint in info.get("named_endpoints", {}).items():
             inputs, outputs = values.get(name, ((), ()))
             for (key, component), parameter in zip(inputs, endpoint["parameters"]):

@@ -31,8 +31,8 @@ class Sessions:
     """Every browser's `Session`, the least recently used dropped past `capacity`, an idle one after `seconds`
     (cachetools' TTLCache: both bounds in one map); `leave` is the page's `unload` hook."""
 
-    def __init__(self, capacity: int = SESSION_CAPACITY, seconds: float = SESSION_IDLE_SECONDS):
-        self._sessions: TTLCache[str, Session] = TTLCache(maxsize=capacity, ttl=seconds, timer=time.monotonic)
+    def __init__(self, capacity: int = SESSION_CAPACITY, seconds: float = SESSION_IDLE_SECONDS, timer=time.monotonic):
+        self._sessions: TTLCache[str, Session] = TTLCache(maxsize=capacity, ttl=seconds, timer=timer)
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
