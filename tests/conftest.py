@@ -253,19 +253,20 @@ def _guarded(function, tier: str, what: str):
 
 @pytest.fixture(scope="session", autouse=True)
 def tiers_are_marked():
-    """Gradio's `launch`, HAProxy and Ray each refuse a test without its tier's mark."""
-    import gradio as gr
+    """Gradio's `launch`, HAProxy and Ray each refuse a test without its tier's mark (where installed: the GPU
+    image's environment has neither Gradio nor Ray)."""
+    import importlib
 
     from tests.support import processes
 
-    patched = [(gr.Blocks, "launch", "server", "starts a Gradio server"),
-               (processes.Balancer, "start", "cluster", "starts HAProxy")]
-    try:
-        import ray
-    except ImportError:
-        ray = None
-    if ray is not None:
-        patched.append((ray, "init", "cluster", "starts Ray"))
+    patched = [(processes.Balancer, "start", "cluster", "starts HAProxy")]
+    for module, owner, name, tier, what in (("gradio", "Blocks", "launch", "server", "starts a Gradio server"),
+                                            ("ray", None, "init", "cluster", "starts Ray")):
+        try:
+            found = importlib.import_module(module)
+        except ImportError:
+            continue
+        patched.append((getattr(found, owner) if owner else found, name, tier, what))
     saved = [(owner, name, getattr(owner, name)) for owner, name, *_ in patched]
     for owner, name, tier, what in patched:
         setattr(owner, name, _guarded(getattr(owner, name), tier, what))
@@ -274,6 +275,7 @@ def tiers_are_marked():
         setattr(owner, name, original)
 
 
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: the GPU image's environment runs without the plugin
 def pytest_xdist_auto_num_workers(config):
     """`-n auto`: one worker per core, at most 4 (each holds its own models, server and browser)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
