@@ -205,9 +205,6 @@ def browser():
 # app is marked here; a test that starts its own is marked in its module, and `_refuse_unmarked` fails one that
 # starts a server or a cluster without its mark, so the fast subset cannot grow slow unseen.
 TIER_FIXTURES = {"browser": "browser", "served": "server"}
-_running = {}
-
-
 TIER_WEIGHTS = {"browser": 4, "cluster": 2, "server": 1}  # what a test of each tier costs, roughly, in page loads
 
 
@@ -225,6 +222,9 @@ def pytest_collection_modifyitems(config, items):
         tiers = [tier for tier in TIER_WEIGHTS if item.get_closest_marker(tier) is not None]
         weight[item.path] = weight.get(item.path, 0) + (TIER_WEIGHTS[tiers[0]] if tiers else 0)
     items.sort(key=lambda item: -weight[item.path])  # stable: a file's tests keep their order
+
+
+_running = {}  # the test being set up or run
 
 
 @pytest.hookimpl(wrapper=True)

@@ -133,3 +133,17 @@ def test_every_link_between_the_docs_leads_to_a_file():
             if "://" in target:
                 continue
             assert (path.parent / target).exists(), (path.name, target)
+
+
+def test_a_test_that_starts_a_server_without_its_mark_fails_saying_which_mark():
+    """CONTRIBUTING's promise: the fast subset cannot grow slow unseen (tests/conftest.py's guard; this test is
+    unmarked, so its server is refused before it starts)."""
+    import gradio as gr
+
+    with gr.Blocks() as demo:
+        gr.Textbox()
+    try:
+        with pytest.raises(pytest.fail.Exception, match=r"is not marked `server`: mark it \(pytest.mark.server\)"):
+            demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True)
+    finally:
+        demo.close()
