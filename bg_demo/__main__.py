@@ -14,7 +14,8 @@ def _serve(args) -> int:
     from bg_demo.ui import launch
 
     try:
-        launch(server_name=args.host, server_port=args.port, share=args.share, ray_address=args.ray)
+        launch(server_name=args.host, server_port=args.port, share=args.share, ray_address=args.ray,
+               mcp_server=False if args.no_mcp else None)
     except ClusterUnavailableError as exc:  # the model tier named by --ray or BG_DEMO_RAY_ADDRESS
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -97,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
                        help="send every model call to the Ray Serve model tier at ADDRESS ('auto': the cluster this "
                             "machine has joined, or HOST:6379; default: BG_DEMO_RAY_ADDRESS, else run the models in "
                             "this process). See docs/cluster.md")
+    serve.add_argument("--no-mcp", action="store_true",
+                       help="serve no MCP tools for AI assistants (default: served at /gradio_api/mcp/ unless BG_DEMO_MCP=0)")
     serve.set_defaults(run=_serve)
 
     from bg_demo.tiny_models import HUB_IDS  # light: the builders import torch and transformers only when run

@@ -171,13 +171,14 @@ CHROMIUM_ARGS = [
 
 @pytest.fixture(scope="session")
 def served(tiny_dir):
-    """The whole app, built and launched as `bg_demo.ui.launch` does, on the tiny models: `(demo, url)`, one server
+    """The whole app, built and launched as `bg_demo.ui.launch` does (its MCP server on), on the tiny models: `(demo, url)`, one server
     for every test that does not change the server itself. A test that patches the app's code in this process (a
     slower decoding step) changes it only while it runs."""
     from bg_demo.ui import build_demo, launch_options
 
     demo = build_demo()
-    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, **launch_options())
+    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, mcp_server=True,
+                            **launch_options())
     yield demo, url
     demo.close()
 

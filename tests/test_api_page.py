@@ -101,6 +101,9 @@ def test_the_api_page_in_a_browser_shows_no_object_and_no_unnamed_value(app_url,
         page.goto(app_url)
         page.get_by_role("tab", name="Fill-mask").wait_for()
         page.get_by_text("Use via API").click()
+        # the page opens on its MCP tab once it has found the app's MCP server (its tools: test_mcp.py); then Python
+        page.get_by_text("MCP Server URL").first.wait_for()
+        page.get_by_text("Python", exact=True).first.click()
         page.get_by_text("/explain_generation").first.wait_for()
         page.get_by_text('text="The cat sat on the [MASK]."').first.wait_for()  # the first call, with its example
         shown = page.inner_text("body")

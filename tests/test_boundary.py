@@ -44,6 +44,7 @@ CALLS = {
     "generate": lambda: backend.generate("Once upon a time", "beam", max_new_tokens=3, num_beams=2),
     "generate_stream": lambda: _last(backend.generate_stream("Once", "top_k", max_new_tokens=3, seed=1)),
     "attention": lambda: backend.attention("The animal was tired.", "decoder"),
+    "attention_summary": lambda: backend.attention_summary("The animal was tired.", "encoder", layer=1, head=0),
     "compare": lambda: backend.compare("The animal was tired."),
     "same_word": lambda: backend.same_word("I saw a zyxwv today", "You saw a zyxwv today", "zyxwv"),
     "predict_masked_both": lambda: backend.predict_masked_both("The [MASK] barked all night.", top_k=3),

@@ -67,6 +67,7 @@ def test_the_tier_routes_by_the_roles_an_entry_reads():
     calls = backend.CALLS
     assert cluster.route(calls["fill_mask"], ("The [MASK].",), {}) == "encoder"
     assert cluster.route(calls["attention"], ("The cat", "decoder"), {}) == "decoder"
+    assert cluster.route(calls["attention_summary"], ("The cat", "encoder"), {}) == "encoder"
     assert cluster.route(calls["compare"], ("The cat",), {}) == cluster.SHARED_ROLE
     assert cluster.route(calls["model_is_loaded"], ("qa",), {}) == "qa"
     assert cluster.route(calls["model_is_loaded"], ("no role",), {}) == cluster.SHARED_ROLE

@@ -28,7 +28,7 @@ FRONTEND = Path(gradio.__file__).parent / "templates" / "frontend" / "assets"
 def test_the_pinned_and_the_installed_gradio_are_in_the_tested_range():
     from packaging.specifiers import SpecifierSet
 
-    pinned = re.search(r"^gradio==(\S+)", (ROOT / "requirements.txt").read_text(), re.MULTILINE).group(1)
+    pinned = re.search(r"^gradio(?:\[\w+\])?==(\S+)", (ROOT / "requirements.txt").read_text(), re.MULTILINE).group(1)
     assert pinned in SpecifierSet(gradio_compat.TESTED)
     assert gradio.__version__ in SpecifierSet(gradio_compat.TESTED)
     gradio_compat.check_version()  # the installed one passes
@@ -294,6 +294,55 @@ def test_no_endpoint_runs_around_the_queue(running):
     assert answer.status_code == 404 and "queue" in answer.json()["detail"]
 
 
+# --- the MCP server ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.server
+def test_on_a_space_the_mcp_server_lists_and_finds_the_prompt_and_leaves_hidden_endpoints_out(monkeypatch):
+    """What `hide_from_mcp` and `mcp_name` rely on, in the installed Gradio, on a Space (SYSTEM=spaces), where its MCP
+    server puts the Space's name before every name: a hidden endpoint is not listed as a tool, and a prompt named with
+    `mcp_name` is found by the name `prompts/list` gives."""
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    monkeypatch.setenv("SYSTEM", "spaces")
+    monkeypatch.setenv("SPACE_ID", "school/bg-demo")
+
+    def shown(text: str) -> str:
+        """A tool. Args: text: any text."""
+        return text
+
+    def page(text: str) -> str:
+        """A page's endpoint. Args: text: any text."""
+        return text
+
+    def teach(language: str = "en") -> str:
+        """A prompt. Args: language: en."""
+        return f"teach in {language}"
+
+    with gr.Blocks() as demo:
+        gr.api(shown, api_name="shown")
+        gr.api(page, api_name="page")
+        gr.api(gr.mcp.prompt(name=gradio_compat.mcp_name("teach"))(teach), api_name="teach")
+    gradio_compat.hide_from_mcp(page)
+    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, mcp_server=True)
+
+    async def go():
+        async with streamable_http_client(f"{url}gradio_api/mcp/") as (read, write, _), \
+                ClientSession(read, write) as session:
+            await session.initialize()
+            tools = [tool.name for tool in (await session.list_tools()).tools]
+            prompts = [prompt.name for prompt in (await session.list_prompts()).prompts]
+            read = await session.get_prompt(prompts[0], {"language": "ko"})
+            return tools, prompts, read.messages[0].content.text
+
+    try:
+        tools, prompts, words = asyncio.run(go())
+    finally:
+        demo.close()
+    assert tools == ["bg_demo_shown"] and prompts == ["bg_demo_teach"] and words == "teach in ko"
+
+
 @pytest.mark.server
 def test_gradio_itself_refuses_any_upload_the_guard_would_let_through():
     """`max_file_size` (public) behind `serving.Guard`'s refusal: the app launched with it, and Gradio's route
@@ -396,7 +445,7 @@ PRIVATE = re.compile("|".join((
     r"\.fns\b", r"\._id\b", r"\._queue\b", r"\._components\b", r"\bdefault_config\b", r"\bget_blocks\(",
     r"\bevent_ids_to_events\b", r"\bevent_queue_per_concurrency_id\b", r"\btoorjson\b", r"\bAPI_PREFIX\b",
     r"window\.gradio_(?:config|api_info)", r"assets\W+core-", r"[\"']/gradio_api/", r"role=tabpanel",
-    r"button\.primary",
+    r"button\.primary", r"\b_mcp_type\b", r"\bget_space\(",
 )))
 # any other object's underscore attribute (`block._x`, not `self._x`), where Gradio is used: bg_demo/ui and app.py
 UNDERSCORED = re.compile(r"\b(?!self\b|cls\b)[A-Za-z_]\w*\._[A-Za-z]\w*")

@@ -221,6 +221,7 @@ def _visible_words(demo):
     """Every label, info, placeholder, Markdown/Button text and choice label of the visible app that is
     plain text rather than a translation key."""
     import gradio as gr
+    from gradio.components.api_component import Api
 
     from bg_demo.ui import common
 
@@ -228,8 +229,8 @@ def _visible_words(demo):
     neutral |= set(text.NAMES.values()) | {"Language · 언어 · 言語"}
     found = []
     for block in demo.blocks.values():
-        if getattr(block, "visible", True) in (False, "hidden"):
-            continue  # the hidden buttons that carry the API endpoints, the page's width report
+        if getattr(block, "visible", True) in (False, "hidden") or isinstance(block, Api):
+            continue  # the hidden buttons that carry the API endpoints, the page's width report, `gr.api`'s values
         words = [getattr(block, attr, None) for attr in ("label", "info", "placeholder")]
         if isinstance(block, (gr.Markdown, gr.Button, gr.HTML)):
             words.append(block.value)

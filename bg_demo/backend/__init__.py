@@ -77,6 +77,8 @@ causal_lm = dispatched("causal_lm", _pretraining.causal_lm, "task", ("decoder",)
 logit_lens = dispatched("logit_lens", _logit_lens.logit_lens, "task", ("decoder",))
 next_token = dispatched("next_token", _next_token.next_token, "task", ("decoder",))
 attention = dispatched("attention", _attention.attention, "task", _role_arg)
+# the maps summarised where the model runs: a few kilobytes cross back from a GPU worker or a replica, not the maps
+attention_summary = dispatched("attention_summary", _attention.attention_summary, "task", _role_arg)
 compare = dispatched("compare", _compare.compare, "task", _both)
 same_word = dispatched("same_word", _compare.same_word, "task", _both)
 predict_masked_both = dispatched("predict_masked_both", _compare.predict_masked_both, "task", _both)
@@ -110,6 +112,7 @@ __all__ = [
     "answer",
     "answer_attention",
     "attention",
+    "attention_summary",
     "causal_lm",
     "checkpoint_scores",
     "classify",
@@ -153,7 +156,7 @@ def model_source(role: str) -> str:
 # The call table: every dispatched function by its name, as a GPU worker or a model-tier replica is asked for it.
 CALLS = MappingProxyType({call.entry.name: call.entry for call in (
     fill_mask, classify, recognize_entities, answer, next_sentence, answer_attention, mlm_corruption,
-    input_representation, causal_lm, logit_lens, next_token, attention, compare, same_word, predict_masked_both,
+    input_representation, causal_lm, logit_lens, next_token, attention, attention_summary, compare, same_word, predict_masked_both,
     model_facts, explain_fill_mask, explain_classify, explain_next_sentence, explain_entity, explain_answer,
     explain_next_token, explain_generation, explain_prompted, submit_generation, generate_stream, generate, prompt_task, fine_tune,
     predict_tuned, checkpoint_scores, model_is_loaded, model_memory)})

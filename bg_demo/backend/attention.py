@@ -114,7 +114,7 @@ def sink_tokens(special, attention_type: str) -> tuple[bool, ...]:
 
 
 def require_role(role) -> str:
-    if role not in ATTENTION_TYPES:
+    if not isinstance(role, str) or role not in ATTENTION_TYPES:
         raise InputError("error.attention_role", got=repr(role))
     return role
 
@@ -392,3 +392,61 @@ def attention_view(
         matrix, who = rollout_of(result, hide)[layer].astype(np.float32), None
     values, f = pool_max(matrix, FULL_CELLS)
     return AttentionView(view, layer, who, ("query", "key"), "weight", tokens, values, block=f)
+
+
+# --- a summary in numbers: what an assistant (the MCP tools, `bg_demo.tutor`) reads instead of the maps -----------
+
+SUMMARY_TOKENS = 64  # what a summary reads: a sentence or two, so that it stays a few kilobytes for any model
+TOP_KEY_ENTRIES = 12_288  # each query's top key is given for every head while layers x heads x queries stays under
+# this (bert-base and GPT-2 at 64 tokens: 9,216); past it (24-layer models) only for the layer asked
+
+
+@dataclass(frozen=True, eq=False)
+class AttentionSummary(Result):
+    """Per head, where its attention goes, in numbers: no map but the one head asked for. Each (L, H) array holds
+    one value per layer and head, averaged over the queries."""
+
+    text: str
+    role: str
+    model_id: str
+    attention_type: str  # "bidirectional" or "causal"
+    tokens: tuple[str, ...]  # the tokens read, [CLS]/[SEP] included for BERT
+    truncated: bool  # the text made more than SUMMARY_TOKENS tokens: only the first were read
+    n_tokens_total: int
+    entropy: np.ndarray  # (L, H) bits: 0 when each query looks at one token, log2(keys) when it spreads evenly
+    to_previous: np.ndarray  # (L, H) share on the token just before the query
+    to_self: np.ndarray  # (L, H) share on the query token itself
+    to_first: np.ndarray  # (L, H) share on the first token ([CLS] for BERT; GPT-2's first word, its sink)
+    to_sep: np.ndarray | None  # (L, H) share on the [SEP] tokens (BERT only; None for a model without them)
+    future: np.ndarray  # (L,) share of attention on keys after the query: 0 under a causal mask
+    top_keys: dict  # layer -> (H, Q) int: each query's most attended key, for the layers given (see TOP_KEY_ENTRIES)
+    layer: int | None  # the layer asked for, if any
+    head: int | None  # the head whose map is given, if any
+    head_map: np.ndarray | None  # (Q, K) that head's weights
+
+
+def attention_summary(
+    text: str, role: str, *, layer: int | None = None, head: int | None = None, model_id: str | None = None,
+) -> AttentionSummary:
+    """Where each head of `role`'s model looks in `text` (its first SUMMARY_TOKENS tokens): entropy, the share on the
+    previous token, on itself, on the first token and on [SEP], how much looks to the right, and each query's top
+    key; one head's whole map only when `head` (with its `layer`) is asked for."""
+    result = attention(text, role, max_tokens=SUMMARY_TOKENS, model_id=model_id)
+    weights = result.weights  # (L, H, Q, K) float32
+    n_layers, n_heads, n_tokens = weights.shape[:3]
+    layer = None if layer is None or layer == "" else require_int(layer, "layer", 0, n_layers - 1)
+    head = None if head is None or head == "" else require_int(head, "head", 0, n_heads - 1)
+    if head is not None and layer is None:
+        raise InputError("error.head_needs_layer")
+    stats = head_stats(weights, result.special)
+    seps = [i for i, (token, special) in enumerate(zip(result.tokens, result.special)) if special and i > 0]
+    to_sep = weights[..., seps].sum(axis=-1).mean(axis=-1) if role == "encoder" and seps else None
+    every = n_layers * n_heads * n_tokens <= TOP_KEY_ENTRIES
+    shown = range(n_layers) if every and layer is None else [] if layer is None else [layer]
+    top_keys = {i: weights[i].argmax(axis=-1).astype(np.int32) for i in shown}
+    return AttentionSummary(
+        result.text, role, result.model_id, result.attention_type, result.tokens, result.truncated,
+        result.n_tokens_total, stats.entropy, stats.to_previous, stats.to_self,
+        weights[..., 0].mean(axis=-1).astype(np.float32), None if to_sep is None else to_sep.astype(np.float32),
+        future_share(weights), top_keys, layer, head, None if head is None else weights[layer, head].copy(),
+    )

@@ -29,6 +29,7 @@ from bg_demo.ui import (
     serving,
     start_tab,
     strings,
+    tutor_tools,
     view,
 )
 from bg_demo.ui.links import Links
@@ -63,6 +64,7 @@ def build_demo() -> gr.Blocks:
     # delete_cache: files made for downloads are removed after an hour, so a busy Space does not fill its disk
     serving.use_lean_sessions()
     with gr.Blocks(title=TITLE, fill_width=True, delete_cache=(3600, 3600)) as demo:
+        tools = tutor_tools.register()  # first: the MCP tools take their plain names (`fill_mask`, ...)
         with gr.Row(equal_height=True, elem_classes=["bg-header"]):
             gr.Markdown(t("app.heading"), elem_classes=["bg-intro"])
             reader = page.Reader(language.switch(), screen.box())
@@ -75,6 +77,7 @@ def build_demo() -> gr.Blocks:
         language.wire(demo, reader, strings.tables(demo))
         # a closed tab's generations are cancelled when Gradio notices the page is gone
         demo.unload(SESSIONS.leave)
+    tutor_tools.hide_pages(demo, keep=tools)  # the pages' endpoints stay on the API page, not among the MCP tools
     # api_open=False: no endpoint runs around the queue (`/run/<name>`), so its fair turn and shares hold (a Space's
     # default; elsewhere Gradio opens them)
     demo.queue(max_size=serving.QUEUE_SIZE, default_concurrency_limit=CONCURRENCY, api_open=False)
@@ -111,14 +114,26 @@ def exit_on_sigterm() -> None:
         signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
 
 
+MCP_SWITCH = "BG_DEMO_MCP"  # "0" (or off, false, no): no MCP server; anything else, or unset: the tools are served
+
+
+def mcp_wanted() -> bool:
+    """Whether the app serves its MCP tools (`bg_demo.ui.tutor_tools`): yes unless BG_DEMO_MCP turns it off. Safe by
+    default: a tool is a call of a public endpoint, under every limit a student's call has."""
+    return os.environ.get(MCP_SWITCH, "1").strip().lower() not in ("0", "off", "false", "no")
+
+
 def launch(demo: gr.Blocks | None = None, **kwargs) -> None:
     """Start the server; GRADIO_SERVER_NAME and GRADIO_SERVER_PORT apply unless given here. With a Ray address
     (`ray_address`, else BG_DEMO_RAY_ADDRESS) every model call goes to that cluster (`bg_demo.cluster`); on ZeroGPU
-    the roles' default models are placed first, as ZeroGPU wants them (see `bg_demo.placement`)."""
+    the roles' default models are placed first, as ZeroGPU wants them (see `bg_demo.placement`). The MCP server
+    (streamable HTTP at /gradio_api/mcp/) is on unless `mcp_server=False` or BG_DEMO_MCP=0."""
     from bg_demo.cluster import client
 
     exit_on_sigterm()
     client.connect(kwargs.pop("ray_address", None))
     dispatch.place_defaults()
     demo = demo or build_demo()
+    if kwargs.get("mcp_server") is None:
+        kwargs["mcp_server"] = mcp_wanted()
     demo.launch(**{k: v for k, v in kwargs.items() if v is not None}, **launch_options())

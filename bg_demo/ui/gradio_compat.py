@@ -13,6 +13,7 @@ import copy
 import datetime
 import logging
 import os
+import re
 import threading
 import time
 
@@ -285,6 +286,31 @@ def streaming(blocks, event_id) -> bool:
     return event_id in getattr(getattr(blocks, "app", None), "iterators", {})
 
 
+# --- the MCP server ---------------------------------------------------------------------------------------------------
+
+# Gradio's MCP server (`gradio.mcp.GradioMCPServer`) lists every public named endpoint as a tool, and has no public
+# switch to leave one out while keeping it on the API page. It skips, when listing tools, an endpoint whose function
+# carries `_mcp_type` other than "tool" (the attribute its public decorators `gr.mcp.tool/resource/prompt` set), so
+# the page's own endpoints (figures, the reader's look) are marked so. Private: the attribute and its reading.
+NOT_A_TOOL = "page"
+
+
+def hide_from_mcp(fn) -> None:
+    """Leave an endpoint's function out of the MCP server's tools (it stays on the API page); a bound method's
+    function, which holds its attributes."""
+    getattr(fn, "__func__", fn)._mcp_type = NOT_A_TOOL
+
+
+def mcp_name(name: str) -> str:
+    """The name Gradio's MCP server lists a tool, prompt or resource under: on a Space, the Space's name and "_"
+    before it. Its `prompts/get` looks a prompt up by the name given to `gr.mcp.prompt`, while `prompts/list` gives
+    this one: a prompt registered under it is found by the name listed. Private: `gradio.utils.get_space` and the
+    prefix `GradioMCPServer.__init__` builds from it."""
+    space = gradio.utils.get_space()
+    # as `GradioMCPServer.valid_and_unique_tool_name` makes it: every character but a letter or digit an underscore
+    return re.sub(r"[^a-zA-Z0-9]", "_", f"{space.split('/')[-1]}_{name}") if space else name
+
+
 # --- the routes -------------------------------------------------------------------------------------------------------
 
 # Gradio's HTTP routes the app's middleware watches (`serving.Guard`). `/call/<name>` and `/upload` are the documented
@@ -295,6 +321,9 @@ CALL = f"{API_PREFIX}/call/"  # + endpoint name (`/call/v2/<name>` takes names, 
 RUN = (f"{API_PREFIX}/run/", f"{API_PREFIX}/api/")  # + endpoint name: the call without the queue
 CANCEL = f"{API_PREFIX}/cancel"
 UPLOAD = f"{API_PREFIX}/upload"
+MCP = f"{API_PREFIX}/mcp"  # the MCP server's routes (streamable HTTP at `/mcp/`, SSE at `/mcp/sse`)
+MCP_MESSAGES = f"{MCP}/messages"  # the SSE transport's calls, each a POST answered on the session's event stream
+MCP_SCHEMA = f"{MCP}/schema"  # a GET: every public endpoint as an MCP entry, `meta.mcp_type` saying which kind
 INFO = f"{API_PREFIX}/info"  # the API's description (a GET: what the "Use via API" page and Gradio's clients read)
 
 

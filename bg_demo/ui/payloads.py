@@ -22,6 +22,7 @@ import math
 from contextlib import aclosing
 
 import gradio as gr
+from gradio.components.api_component import Api  # what `gr.api` makes for each value
 
 from bg_demo import text
 from bg_demo.backend._common import encodable
@@ -226,11 +227,12 @@ def describe(demo: gr.Blocks) -> None:
         for name, endpoint in info.get("named_endpoints", {}).items():
             inputs, outputs = values.get(name, ((), ()))
             for (key, component), parameter in zip(inputs, endpoint["parameters"]):
-                parameter["label"] = _named(component)
+                # a function's endpoint (`gr.api`: the tutor's tools) names each value after its parameter
+                parameter["label"] = parameter["parameter_name"] if _bare(component) else _named(component)
                 parameter["example_input"] = _writable(EXAMPLES.get(name, {}).get(
                     parameter["parameter_name"], shown.get(key, parameter["example_input"])))
             for (_, component), output in zip(outputs, endpoint["returns"]):
-                output["label"] = _named(component)
+                output["label"] = text.t("common.raw", text.DEFAULT) if _bare(component) else _named(component)
         return info
 
     demo.get_api_info = get_api_info
@@ -244,6 +246,11 @@ def _endpoints(demo: gr.Blocks) -> dict:
 
     return {f"/{dependency['api_name']}": (values(dependency["inputs"]), values(dependency["outputs"]))
             for dependency in demo.config["dependencies"] if dependency.get("api_name")}
+
+
+def _bare(component) -> bool:
+    """Whether a value is a function's parameter or result (`gr.api`), with no component on the page."""
+    return isinstance(component, Api)
 
 
 def _named(component) -> str:

@@ -13,8 +13,11 @@ can cancel it. The pieces here sit at the two places Gradio leaves open: an ASGI
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import json
 import logging
+import secrets
 from collections import Counter, OrderedDict
 
 from starlette.requests import Request
@@ -61,15 +64,14 @@ class FairList(list):
     """A concurrency group's waiting events, in rounds: a new event goes after every event of its round, where its
     round is how many events of its session wait before it, or of its address divided by TURNS_PER_ADDRESS if that
     is more. One script's 150 requests then wait behind everyone else's first, instead of everyone waiting behind
-    them. Gradio starts events from the front."""
+    them. Gradio starts events from the front. An assistant's calls (MCP) count as its own session (`owner`)."""
 
     def append(self, event) -> None:  # noqa: D102
         mine = _round(self, event)
         sessions: Counter = Counter()
         addresses: Counter = Counter()
         for index, waiting in enumerate(self):
-            session, request = gradio_compat.event_owner(waiting)
-            address = client_address(request)
+            session, address = owner(*gradio_compat.event_owner(waiting))
             if max(sessions[session], addresses[address] // TURNS_PER_ADDRESS) > mine:
                 self.insert(index, event)
                 return
@@ -79,12 +81,56 @@ class FairList(list):
 
 
 def _round(waiting: list, event) -> int:
-    session, request = gradio_compat.event_owner(event)
-    address = client_address(request)
-    owners = [gradio_compat.event_owner(other) for other in waiting]
+    session, address = owner(*gradio_compat.event_owner(event))
+    owners = [owner(*gradio_compat.event_owner(other)) for other in waiting]
     same_session = sum(1 for other, _ in owners if other == session)
-    same_address = sum(1 for _, other in owners if client_address(other) == address)
+    same_address = sum(1 for _, other in owners if other == address)
     return max(same_session, same_address // TURNS_PER_ADDRESS)
+
+
+# --- an assistant's calls (MCP) ----------------------------------------------------------------------------------
+#
+# Gradio runs each MCP tool call as a call of its own endpoint through the queue, from the server itself (a
+# gradio_client on the loopback, marked `x-gradio-user: mcp`), with the MCP request's headers: every assistant's
+# calls would come from one address and one session, so one assistant's flood would hold back every other's, and the
+# first eight calls of all of them together would fill the session's share. So the guard stamps each MCP request with
+# who sent it (its address, and its credentials if it sent any: assistants behind one school router differ by their
+# tokens), Gradio carries the stamp to the loopback call, and `owner` reads it there: an assistant is a session of its
+# own, held to EVENTS_PER_SESSION calls at once and to its fair turn. The stamp holds a secret drawn at start, so no
+# client can name itself another.
+
+CALLER_HEADER = "x-bg-demo-caller"
+_SECRET = secrets.token_hex(16)
+MCP_METHODS = ("tools/call", "resources/read", "prompts/get")  # what Gradio answers with a call of an endpoint
+
+
+def mcp_caller(scope) -> tuple[str, str]:
+    """(who, address) of an MCP request: its address, and a digest of its credentials if it sent any."""
+    request = Request(scope)
+    address = client_address(request)
+    credentials = request.headers.get("authorization") or request.headers.get("x-ip-token") or ""
+    digest = hashlib.sha256(credentials.encode()).hexdigest()[:12] if credentials else "-"
+    return f"mcp:{address}:{digest}", address
+
+
+def _stamped(scope, who: str, address: str) -> dict:
+    """The scope with the caller's stamp (`CALLER_HEADER`) in place of any the request brought."""
+    headers = [(k, v) for k, v in scope["headers"] if k.decode("latin-1").lower() != CALLER_HEADER]
+    headers.append((CALLER_HEADER.encode(), f"{_SECRET} {who} {address}".encode()))
+    return {**scope, "headers": headers}
+
+
+def owner(session, request) -> tuple[str | None, str]:
+    """(session, address) a queued event counts against: an assistant's call (stamped by the guard) as its caller's,
+    anything else as its own session and the address it came from."""
+    headers = getattr(request, "headers", None) or {}
+    stamp = headers.get(CALLER_HEADER, "").split(" ")
+    if len(stamp) == 3 and hmac.compare_digest(stamp[0], _SECRET):
+        return stamp[1], stamp[2]
+    return session, client_address(request)
+
+
+_MCP_CALLS: Counter = Counter()  # MCP calls being answered, per caller
 
 
 def make_fair(demo) -> None:
@@ -104,11 +150,17 @@ class Guard:
         self.app = app
 
     async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http" and scope["method"] == "GET" and scope["path"].rstrip("/") == gradio_compat.MCP_SCHEMA:
+            # read as JSON here, so asked for uncompressed (a few kilobytes)
+            plain = [(k, v) for k, v in scope["headers"] if k.lower() != b"accept-encoding"]
+            return await self.app({**scope, "headers": plain}, receive, _tools_only(send))
         if scope["type"] != "http" or scope["method"] != "POST":
             return await self.app(scope, receive, send)
         path = scope["path"]
         if path == gradio_compat.UPLOAD:
             return await _refuse(scope, send, 403, "error.no_uploads")
+        if path.startswith(gradio_compat.MCP):
+            return await self._mcp(scope, receive, send)
         endpoint = _endpoint(path)
         if not (path in (gradio_compat.CANCEL, gradio_compat.JOIN) or endpoint):
             return await self.app(scope, receive, send)
@@ -131,7 +183,7 @@ class Guard:
             return await _refuse(scope, send, 422, "error.wrong_count", **wrong)
         if endpoint and path.startswith(gradio_compat.RUN):  # not queued: Gradio refuses it for a queued event
             return await self.app(scope, _replay(body), send)
-        client = (payload.get("session_hash"), client_address(Request(scope)))
+        client = owner(payload.get("session_hash"), Request(scope))
         if refusal := _over_share(blocks, *client):
             return await _refuse(scope, send, 429, refusal, limit=_LIMITS[refusal])
         # counted from here (no await between the check and this line): joins arriving together see each other
@@ -144,6 +196,73 @@ class Guard:
             for key in client:
                 if _JOINING[key] <= 0:
                     del _JOINING[key]
+
+
+    async def _mcp(self, scope, receive, send) -> None:
+        """An assistant's request: stamped with who sent it (see `owner`), and a call past its share of
+        EVENTS_PER_SESSION at once answered at once, as a tool's error in the caller's language."""
+        who, address = mcp_caller(scope)
+        body = await _read_body(receive)
+        try:
+            message = json.loads(body or b"{}")
+        except ValueError:
+            message = {}
+        # a call over streamable HTTP is answered on its own request, so it is in flight while that request is; over
+        # SSE (`/mcp/messages/`) the request only hands it over, and the loopback call's share applies instead
+        streamed = not scope["path"].startswith(gradio_compat.MCP_MESSAGES)
+        calls = message if streamed and isinstance(message, dict) and message.get("method") in MCP_METHODS else None
+        if calls is not None and _MCP_CALLS[who] >= EVENTS_PER_SESSION:
+            return await _mcp_refusal(scope, send, calls, "error.busy_session", limit=EVENTS_PER_SESSION)
+        if calls is not None:
+            _MCP_CALLS[who] += 1  # no await since the check: calls arriving together see each other
+        try:
+            return await self.app(_stamped(scope, who, address), _replay(body, then=receive), send)
+        finally:
+            if calls is not None:
+                _MCP_CALLS[who] -= 1
+                if _MCP_CALLS[who] <= 0:
+                    del _MCP_CALLS[who]
+
+
+def _tools_only(send):
+    """`send` for the MCP server's schema (what the API page's MCP tab and the Hub's MCP client list): the tools,
+    the prompt and the resources, without the pages' endpoints, which its list of tools leaves out
+    (`gradio_compat.hide_from_mcp`) but this route would still describe as MCP entries."""
+    start: dict = {}
+    chunks: list[bytes] = []
+
+    async def filtered(message) -> None:
+        nonlocal start
+        if message["type"] == "http.response.start" and message.get("status") == 200:
+            start = message
+            return
+        if start and message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
+            if message.get("more_body", False):
+                return
+            entries = json.loads(b"".join(chunks))
+            kept = [entry for entry in entries if entry.get("meta", {}).get("mcp_type") != gradio_compat.NOT_A_TOOL]
+            body = json.dumps(kept).encode()
+            headers = [(k, v) for k, v in start["headers"] if k.lower() != b"content-length"]
+            await send({**start, "headers": [*headers, (b"content-length", str(len(body)).encode())]})
+            return await send({"type": "http.response.body", "body": body})
+        await send(message)
+
+    return filtered
+
+
+async def _mcp_refusal(scope, send, call: dict, key: str, **values) -> None:
+    """A JSON-RPC answer to an MCP call that is not run: for a tool, its result marked as an error (what an assistant
+    reads and can act on), else a JSON-RPC error; worded in the language the request asks for."""
+    words = text.t(key, text.language(Request(scope).headers.get("accept-language")), **values)
+    if call.get("method") == "tools/call":
+        answer = {"result": {"content": [{"type": "text", "text": words}], "isError": True}}
+    else:
+        answer = {"error": {"code": -32000, "message": words}}
+    body = json.dumps({"jsonrpc": "2.0", "id": call.get("id"), **answer}).encode()
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
 
 
 def _endpoint(path: str) -> str | None:
@@ -164,10 +283,10 @@ def _owns(blocks, payload: dict) -> bool:
 
 
 def _over_share(blocks, session: str | None, address: str) -> str | None:
-    events = gradio_compat.queued(blocks)
-    if session and _JOINING[session] + sum(1 for owner, _ in events if owner == session) >= EVENTS_PER_SESSION:
+    events = [owner(*event) for event in gradio_compat.queued(blocks)]
+    if session and _JOINING[session] + sum(1 for other, _ in events if other == session) >= EVENTS_PER_SESSION:
         return "error.busy_session"
-    same_address = sum(1 for _, request in events if client_address(request) == address)
+    same_address = sum(1 for _, other in events if other == address)
     if address and _JOINING[address] + same_address >= EVENTS_PER_ADDRESS:
         return "error.busy_address"
     return None
@@ -186,13 +305,17 @@ async def _read_body(receive) -> bytes:
     return b"".join(chunks)
 
 
-def _replay(body: bytes):
+def _replay(body: bytes, then=None):
+    """A `receive` that gives the body already read, then `then()`'s messages (a streamed answer listens there for
+    the client going away), or a disconnect."""
     sent = [False]
 
     async def receive():
         if not sent[0]:
             sent[0] = True
             return {"type": "http.request", "body": body, "more_body": False}
+        if then is not None:
+            return await then()
         return {"type": "http.disconnect"}
 
     return receive
