@@ -63,12 +63,16 @@ def battery(kind: str, limit: int) -> list:
         return ["someone/unknown-model", "/etc", "../x", 5, [1], None]
     if kind == "choice":
         return ["not-a-choice", 12345, ["a"], {}, None]
+    if kind == "value":  # a function's parameter (`gr.api`: the tutor's tools), sent as any JSON value
+        return ["abc", 5, [1], {}, None]
     return ["abc", 5, [1], {}, None, {"generated": 5}, {"generated": [["x"]]}, {"generated": [[{"token_id": "x"}]]}]
 
 
 def kind_of(parameter: dict) -> str:
     """text, number, model (a picker of Hub ids), choice (a fixed set) or json, from the API's description."""
     component = parameter["component"]
+    if component == "Api":
+        return "value"
     if component == "Textbox":
         return "text"
     if component in ("Number", "Slider"):
@@ -164,6 +168,8 @@ def baseline(name: str, parameters: list[dict], generated=None) -> list:
             values.append(next(texts, SENTENCE))
         elif kind == "json":  # the Why? panel of generation reads the result on screen
             values.append(generated)
+        elif kind == "value":  # a tool's argument: the example the API page shows, which runs
+            values.append(parameter["example_input"])
         else:
             values.append(None)
     return values

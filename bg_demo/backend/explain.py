@@ -41,7 +41,7 @@ from bg_demo.backend.generation.types import prompt_ids
 from bg_demo.backend.next_sentence import forward as next_sentence_forward
 from bg_demo.backend.next_sentence import preprocess as next_sentence_preprocess
 from bg_demo.config import LIMITS
-from bg_demo.errors import InputError
+from bg_demo.errors import InputError, shown
 from bg_demo.tokens import display_token, display_tokens
 
 # Integrated gradients' step count: 32 (Gauss-Legendre, Captum's default rule) keeps the completeness gap under
@@ -138,10 +138,10 @@ def explain_classify(text: str, label: str | None = None, layer: int | None = No
         if label is None:
             with torch.inference_mode():
                 label_id = int(classify_forward(model, inputs)[0].argmax())
-        elif label in labels:
+        elif isinstance(label, str) and label in labels:  # a list or a dict is no label (nor a key of the table)
             label_id = int(labels[label])
         else:
-            raise InputError("error.label", labels=", ".join(labels), got=repr(label))
+            raise InputError("error.label", labels=", ".join(labels), got=shown(label))
         name, config = model.config.id2label[label_id], model.config
 
     def score(logits):

@@ -197,7 +197,6 @@ class Guard:
                 if _JOINING[key] <= 0:
                     del _JOINING[key]
 
-
     async def _mcp(self, scope, receive, send) -> None:
         """An assistant's request: stamped with who sent it (see `owner`), and a call past its share of
         EVENTS_PER_SESSION at once answered at once, as a tool's error in the caller's language."""
@@ -228,27 +227,35 @@ def _tools_only(send):
     """`send` for the MCP server's schema (what the API page's MCP tab and the Hub's MCP client list): the tools,
     the prompt and the resources, without the pages' endpoints, which its list of tools leaves out
     (`gradio_compat.hide_from_mcp`) but this route would still describe as MCP entries."""
+    def kept(body: bytes) -> bytes:
+        entries = json.loads(body)
+        return json.dumps([e for e in entries if e.get("meta", {}).get("mcp_type") != gradio_compat.NOT_A_TOOL]).encode()
+
+    return rewriting(send, lambda start: start.get("status") == 200, kept)
+
+
+def rewriting(send, wanted, rewrite):
+    """`send` for a response whose start `wanted(start)` accepts: its whole body held, then sent as `rewrite(body)`
+    with its length; any other response passes as it is."""
     start: dict = {}
     chunks: list[bytes] = []
 
-    async def filtered(message) -> None:
+    async def held(message) -> None:
         nonlocal start
-        if message["type"] == "http.response.start" and message.get("status") == 200:
+        if message["type"] == "http.response.start" and wanted(message):
             start = message
             return
         if start and message["type"] == "http.response.body":
             chunks.append(message.get("body", b""))
             if message.get("more_body", False):
                 return
-            entries = json.loads(b"".join(chunks))
-            kept = [entry for entry in entries if entry.get("meta", {}).get("mcp_type") != gradio_compat.NOT_A_TOOL]
-            body = json.dumps(kept).encode()
+            body = rewrite(b"".join(chunks))
             headers = [(k, v) for k, v in start["headers"] if k.lower() != b"content-length"]
             await send({**start, "headers": [*headers, (b"content-length", str(len(body)).encode())]})
             return await send({"type": "http.response.body", "body": body})
         await send(message)
 
-    return filtered
+    return held
 
 
 async def _mcp_refusal(scope, send, call: dict, key: str, **values) -> None:
@@ -352,26 +359,7 @@ class Lighter:
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http" or scope["method"] != "GET":
             return await self.app(scope, receive, send)
-        start: dict = {}
-        chunks: list[bytes] = []
-
-        async def held(message) -> None:
-            nonlocal start
-            if message["type"] == "http.response.start":
-                if _is_html(message):
-                    start = message
-                    return
-            elif start and message["type"] == "http.response.body":
-                chunks.append(message.get("body", b""))
-                if message.get("more_body", False):
-                    return
-                body = lighter(b"".join(chunks))
-                headers = [(k, v) for k, v in start["headers"] if k.lower() != b"content-length"]
-                await send({**start, "headers": [*headers, (b"content-length", str(len(body)).encode())]})
-                return await send({"type": "http.response.body", "body": body})
-            await send(message)
-
-        await self.app(scope, receive, held)
+        await self.app(scope, receive, rewriting(send, _is_html, lighter))
 
 
 def _is_html(start: dict) -> bool:
