@@ -13,6 +13,7 @@ Arguments a caller does not see are keyword-only (`client`: who asks, for the de
 
 import asyncio
 import json
+import typing
 from typing import Literal
 
 import numpy as np
@@ -297,20 +298,19 @@ def compare(text: str, word: str = "", second: str = "", encoder: str = "", deco
     return found
 
 
-_EXPLAINED = {
-    "fill_mask": lambda text, second, which, guess, label, layer, head, model: backend.explain_fill_mask(
-        text, which, guess, layer, head, counted_from=1, model_id=model),
-    "classify": lambda text, second, which, guess, label, layer, head, model: backend.explain_classify(
-        text, label or None, layer, head, model_id=model),
-    "entities": lambda text, second, which, guess, label, layer, head, model: backend.explain_entity(
-        text, which, "simple", layer, head, counted_from=1, model_id=model),
-    "answer": lambda text, second, which, guess, label, layer, head, model: backend.explain_answer(
-        text, second, layer, head, model_id=model),
-    "next_sentence": lambda text, second, which, guess, label, layer, head, model: backend.explain_next_sentence(
-        text, second, layer, head, model_id=model),
-    "next_token": lambda text, second, which, guess, label, layer, head, model: backend.explain_next_token(
-        text, None, layer, head, model_id=model),
-}
+def _explanation(task: str, text, second, which, guess, label, layer, head, model):
+    """The backend's explanation of the prediction `task` names, with the arguments that task reads."""
+    if task == "fill_mask":
+        return backend.explain_fill_mask(text, which, guess, layer, head, counted_from=1, model_id=model)
+    if task == "classify":
+        return backend.explain_classify(text, label or None, layer, head, model_id=model)
+    if task == "entities":
+        return backend.explain_entity(text, which, "simple", layer, head, counted_from=1, model_id=model)
+    if task == "answer":
+        return backend.explain_answer(text, second, layer, head, model_id=model)
+    if task == "next_sentence":
+        return backend.explain_next_sentence(text, second, layer, head, model_id=model)
+    return backend.explain_next_token(text, None, layer, head, model_id=model)
 
 
 def explain(task: TASKS, text: str, second: str = "", which: int = 1, guess: int = 1, label: str = "",
@@ -333,8 +333,8 @@ def explain(task: TASKS, text: str, second: str = "", which: int = 1, guess: int
     Returns:
         JSON: {"model", "target" (what is explained, in words), "score" (its probability), "tokens", "attention" (per token), "integrated_gradients" (per token), "gradient_x_input" (per token), "spearman" (rank correlation of attention with |integrated gradients|), "baseline_score", "completeness_gap", "layer", "head"}.
     """
-    task = _choice(task, tuple(_EXPLAINED), "error.tutor_task")
-    result = _EXPLAINED[task](text, second, which, guess, label, layer, head, model or None)
+    task = _choice(task, typing.get_args(TASKS), "error.tutor_task")
+    result = _explanation(task, text, second, which, guess, label, layer, head, model or None)
     return {"model": _model(result), "target": _words(result.target), "score": _r(result.score),
             "tokens": list(result.tokens), "attention": [_r(v) for v in result.attention],
             "integrated_gradients": [_r(v) for v in result.integrated_gradients],

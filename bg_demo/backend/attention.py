@@ -439,10 +439,12 @@ def attention_summary(
     if head is not None and layer is None:
         raise InputError("error.head_needs_layer")
     stats = head_stats(weights, result.special)
-    seps = [i for i, (token, special) in enumerate(zip(result.tokens, result.special)) if special and i > 0]
+    seps = [i for i, special in enumerate(result.special) if special and i > 0]  # BERT's [SEP]s ([CLS] is first)
     to_sep = weights[..., seps].sum(axis=-1).mean(axis=-1) if role == "encoder" and seps else None
-    every = n_layers * n_heads * n_tokens <= TOP_KEY_ENTRIES
-    shown = range(n_layers) if every and layer is None else [] if layer is None else [layer]
+    if layer is not None:
+        shown = [layer]
+    else:
+        shown = range(n_layers) if n_layers * n_heads * n_tokens <= TOP_KEY_ENTRIES else []
     top_keys = {i: weights[i].argmax(axis=-1).astype(np.int32) for i in shown}
     return AttentionSummary(
         result.text, role, result.model_id, result.attention_type, result.tokens, result.truncated,
