@@ -16,11 +16,12 @@ It imports nothing of the backend (which imports it): what it needs of a generat
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
 import math
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from bg_demo import config, models, placement
@@ -112,7 +113,9 @@ class Entry:
     kind: Kind
     roles: Roles = ()
     streams: bool = False  # returns a `Handle` whose updates cross one by one (a generation that streams)
-    batched: bool = False  # a BERT task the model tier batches across front ends (`bg_demo.backend.batch`)
+    # a BERT task's batch runner, `(name, [(args, kwargs)]) -> [result or BgDemoError]` (`bg_demo.backend.batch.run`):
+    # the model tier batches the task across front ends, this process across its own concurrent calls (`Batcher`)
+    batched: Callable | None = None
     remember_yes: bool = False  # a front end keeps a yes from the tier (asked before every request, for a notice)
     generation: Generation | None = None  # for a generation: what its arguments and its stream are
     training: Training | None = None  # for a fine-tuning run: its steps and its stream
@@ -188,12 +191,105 @@ def send(entry: Entry, args: tuple, kwargs: dict):
     if tier is not None:
         return tier.stream(entry, args, kwargs) if entry.streams else tier.call(entry, args, kwargs)
     if not placement.zero_gpu() or entry.kind == "store":
+        if entry.batched is not None:
+            return batcher(entry).call(args, kwargs)
         return entry.function(*args, **kwargs)
     _load_models(entry, args, kwargs)
     if entry.streams:
         return _stream(entry, args, kwargs)
     *_, result = placement.gpu_call(entry, args, kwargs)
     return raised(result)
+
+
+class Batcher:
+    """This process's concurrent calls of one batched BERT task, run as one padded forward pass per model.
+
+    The first caller leads: it waits for the device's turn (`models.DeviceTurn`), and whoever calls meanwhile joins
+    it; with the turn, it takes every call waiting and runs them with the task's batch runner (`Entry.batched`), then
+    hands each caller its own result (or raises its own error). A call made while the device is free runs at once,
+    alone: batching adds no wait, it only gathers the calls that would have queued for the device anyway, and a
+    caller who comes while a batch runs leads the next one. A class's forty sentiment requests cost one or a few
+    passes, not forty turns between decoding steps.
+
+    Written here rather than with Gradio's `batch=True`: that batches one event's calls only (a page, its API
+    endpoint and the tutor's tool are three events), waits for a batch to fill, and hands the handler lists, where
+    each page renders its own result in its reader's language; this batches every caller of the backend function,
+    from any page, endpoint or thread."""
+
+    def __init__(self, entry: Entry) -> None:
+        self.entry = entry
+        self._guard = threading.Lock()
+        self._waiting: list[_Call] = []
+        self._led = False  # a leader is waiting for the device's turn, and will take the calls waiting
+
+    def call(self, args: tuple, kwargs: dict):
+        inspect.signature(self.entry.function).bind(*args, **kwargs)  # a wrong call is its own caller's TypeError
+        mine, turn = _Call(args, kwargs), self._turn(args, kwargs)
+        if turn is not None and turn.held:
+            # called while this thread holds the device (inside another model call): alone, or it would wait for itself
+            self._run([mine], None)
+        else:
+            with self._guard:
+                self._waiting.append(mine)
+                lead, self._led = not self._led, True
+            if lead:
+                self._run(None, turn)
+            mine.done.wait()
+        if isinstance(mine.result, BaseException):
+            raise mine.result
+        return mine.result
+
+    def _run(self, calls: list[_Call] | None, turn: models.DeviceTurn | None) -> None:
+        """Run `calls`, or (None) as the leader: with the device's `turn`, every call waiting; each gets its result."""
+        def take() -> list[_Call]:
+            with self._guard:
+                taken, self._waiting, self._led = self._waiting, [], False
+            return taken
+
+        try:
+            if turn is not None:
+                turn.acquire()
+            try:
+                calls = calls if calls is not None else take()
+                results = self.entry.batched(self.entry.name, [(call.args, call.kwargs) for call in calls])
+            finally:
+                if turn is not None:
+                    turn.release()
+        except BaseException as error:  # noqa: BLE001 - every caller of the batch raises it
+            calls = calls if calls is not None else take()
+            results = [error] * len(calls)
+        for call, result in zip(calls, results, strict=True):
+            call.result = result
+            call.done.set()
+
+    def _turn(self, args: tuple, kwargs: dict) -> models.DeviceTurn | None:
+        """The turn of the device a call's model is on (loading it, if need be); None when it cannot load, which the
+        batch runner then reports to its caller."""
+        try:
+            (role, model_id), *_ = self.entry.models_read(args, kwargs)
+            return models.get(role, model_id).lock
+        except BgDemoError:
+            return None
+
+
+@dataclass(eq=False)
+class _Call:
+    args: tuple
+    kwargs: dict
+    result: Any = None
+    done: threading.Event = field(default_factory=threading.Event)
+
+
+_BATCHERS: dict[str, Batcher] = {}
+_BATCHERS_GUARD = threading.Lock()
+
+
+def batcher(entry: Entry) -> Batcher:
+    """The one `Batcher` of a batched entry in this process."""
+    with _BATCHERS_GUARD:
+        if _BATCHERS.get(entry.name) is None or _BATCHERS[entry.name].entry is not entry:
+            _BATCHERS[entry.name] = Batcher(entry)
+        return _BATCHERS[entry.name]
 
 
 def raised(result):

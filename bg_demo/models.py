@@ -53,7 +53,6 @@ class DeviceTurn:
         self._owner: int | None = None
         self._depth = 0
         self._batch_turn = False  # whether the current (or last) turn was a batch turn
-        self._served = 0  # turns begun so far: background work watches it to see whether the device is in use
         self._streak = 0  # turns in a row given to others while background work waited, or not
         # (wake-up, thread, depth, batch, background)
         self._waiters: deque[tuple[threading.Event, int, int, bool, bool]] = deque()
@@ -67,7 +66,6 @@ class DeviceTurn:
             if self._owner is None and not self._waiters:
                 self._owner, self._depth, self._batch_turn = me, depth, batch
                 self._streak = 0 if background else self._streak + 1
-                self._served += 1
                 return
             wake = threading.Event()
             self._waiters.append((wake, me, depth, batch, background))
@@ -81,10 +79,8 @@ class DeviceTurn:
             if self._depth == 0:
                 self._hand_over()
 
-    def pause(self, idle: float = 0.0, most: float = 0.0) -> None:
-        """Let every thread already waiting take its turn, then carry on (at any depth). Background work passes
-        `idle`: it then stays away until nobody has taken a turn for `idle` seconds (a student's whole generation,
-        not just its next step, goes first), but at most `most` seconds, so it still gets a share of a busy device."""
+    def pause(self) -> None:
+        """Let every thread already waiting take its turn, then carry on (at any depth)."""
         with self._guard:
             if self._owner != threading.get_ident():
                 raise RuntimeError("pause of a device turn this thread does not hold")
@@ -92,12 +88,6 @@ class DeviceTurn:
                 return
             depth = self._depth
             self._hand_over()
-        deadline = time.monotonic() + most
-        while idle > 0:
-            served = self._served
-            time.sleep(min(idle, max(0.0, deadline - time.monotonic())))
-            if self._served == served or time.monotonic() >= deadline:
-                break
         self.acquire(depth)
 
     def _choose(self):  # under self._guard, with waiters
@@ -115,6 +105,11 @@ class DeviceTurn:
     def waiting(self) -> int:
         return len(self._waiters)
 
+    @property
+    def held(self) -> bool:
+        """Whether the calling thread holds the turn."""
+        return self._owner == threading.get_ident()
+
     def _hand_over(self) -> None:  # under self._guard
         if not self._waiters:
             self._owner, self._depth = None, 0
@@ -123,7 +118,6 @@ class DeviceTurn:
         self._waiters.remove(chosen)
         wake, self._owner, self._depth, self._batch_turn, background = chosen
         self._streak = 0 if background else self._streak + 1
-        self._served += 1
         wake.set()
 
 

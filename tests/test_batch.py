@@ -3,10 +3,12 @@ single call's, a bad input is its own call's error only, and a group of one mode
 
 import importlib
 import math
+import threading
+import time
 
 import pytest
 
-from bg_demo import backend, config, models
+from bg_demo import backend, config, dispatch, models
 from bg_demo.backend import batch, entities, qa
 from bg_demo.errors import BgDemoError, MissingHeadError
 from bg_demo.tiny_models import corpus_lines
@@ -79,9 +81,9 @@ SECOND = {
 
 
 def single(name, args, kwargs):
-    """What the single call returns, or the BgDemoError it raises."""
+    """What the single call returns (the task's own function, not the backend's batching one), or its BgDemoError."""
     try:
-        return getattr(backend, name)(*args, **kwargs)
+        return getattr(backend, name).entry.function(*args, **kwargs)
     except BgDemoError as error:
         return error
 
@@ -227,3 +229,102 @@ def test_a_call_the_single_function_could_not_take_is_a_bug_that_propagates():
         batch.run("classify", [(("Good.",), {}), (("Bad.",), {"no_such_argument": 1})])
     with pytest.raises(ValueError, match="no batched task"):
         batch.run("generate", [])
+
+
+# --- this process's concurrent calls (`dispatch.Batcher`): the backend's functions batch whoever meets at the device
+
+
+def waiting_for(condition, seconds=30):
+    """Wait until `condition()`; fail (not hang) when it never comes."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "the calls never met at the device"
+        time.sleep(0.01)
+
+
+def concurrently(name, calls):
+    """Each call of `backend.<name>` in a thread of its own, started while this thread holds the device (so they all
+    meet, as a class's requests do behind a decoding step); their results or errors, in order."""
+    turn = models.get(ROLES[name]).lock
+    gatherer = dispatch.batcher(getattr(backend, name).entry)
+    results = [None] * len(calls)
+
+    def one(i, args, kwargs):
+        try:
+            results[i] = getattr(backend, name)(*args, **kwargs)
+        except BgDemoError as error:
+            results[i] = error
+
+    threads = [threading.Thread(target=one, args=(i, *call)) for i, call in enumerate(calls)]
+    turn.acquire()
+    try:
+        for thread in threads:
+            thread.start()
+        waiting_for(lambda: len(gatherer._waiting) == len(calls))
+    finally:
+        turn.release()
+    for thread in threads:
+        thread.join(timeout=60)
+    return results
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name", batch.TASKS)
+def test_concurrent_calls_of_the_backend_meet_in_one_pass_each_with_its_own_result(name, passes):
+    calls = MIXED[name]
+    expected = [single(name, args, kwargs) for args, kwargs in calls]
+    seen = passes(name)
+    results = concurrently(name, calls)
+    for ours, theirs in zip(results, expected, strict=True):
+        assert_same(name, ours, theirs)  # the bad input is its own caller's error, the others their own results
+    assert len(seen) == 1  # everyone who waited for the device ran in one forward pass
+    rows = sum(len(r.windows) for r in results[:-1]) if name == "answer" else len(calls) - 1
+    assert seen[0][1]["input_ids"].shape[0] == rows
+
+
+def test_a_call_alone_runs_at_once_and_one_made_while_holding_the_device_does_not_wait_for_itself(passes):
+    seen = passes("classify")
+    assert backend.classify("Good.").label
+    assert len(seen) == 1 and seen[0][1]["input_ids"].shape[0] == 1
+    turn = models.get("sentiment").lock
+    done = []
+    with models.get("sentiment").use():  # e.g. a backend function that holds the device and asks for a task
+        worker = threading.Thread(target=lambda: done.append(backend.classify("Fine.")))
+        worker.start()  # another thread's call waits for the device...
+        waiting_for(lambda: dispatch.batcher(backend.classify.entry)._waiting)
+        assert backend.classify("Bad.").label  # ...this one, by the holder, runs now
+        assert turn.held and not done
+    worker.join(timeout=30)
+    assert done and len(seen) == 3
+
+
+def test_a_wrong_call_is_its_callers_bug_alone_and_a_failed_pass_is_every_callers_error(monkeypatch):
+    with pytest.raises(TypeError):
+        backend.classify("Good.", no_such_argument=1)
+
+    def broken(model, inputs):
+        raise RuntimeError("the device failed")
+
+    monkeypatch.setattr(classify, "forward", broken)
+    results = []
+
+    def call():
+        try:
+            backend.classify("Good.")
+        except RuntimeError as error:
+            results.append(str(error))
+
+    turn = models.get("sentiment").lock
+    turn.acquire()
+    threads = [threading.Thread(target=call) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    try:
+        waiting_for(lambda: len(dispatch.batcher(backend.classify.entry)._waiting) == 3)
+    finally:
+        turn.release()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert results == ["the device failed"] * 3  # nobody waits for ever
+    monkeypatch.undo()
+    assert backend.classify("Good.").label  # and the next call runs

@@ -278,34 +278,6 @@ def test_a_client_alone_may_use_more_than_its_share_but_not_the_last_rows():
     assert len(decoding._admissible()) == 4  # 20 rows; 10 stay free for whoever comes next
 
 
-def test_background_work_stays_away_while_the_device_is_in_use_but_not_forever():
-    turn, stop, uses = DeviceTurn(), threading.Event(), []
-
-    def student(repeat: bool):
-        while True:
-            turn.acquire()
-            uses.append(time.monotonic())
-            time.sleep(0.01)
-            turn.release()
-            if not repeat or stop.is_set():
-                return
-            time.sleep(0.01)
-
-    for repeat, low, high in ((True, 0.45, 1.5), (False, 0.1, 0.4)):
-        turn.acquire()
-        thread = threading.Thread(target=student, args=(repeat,))
-        thread.start()
-        time.sleep(0.05)  # the student now waits for the turn
-        started = time.monotonic()
-        turn.pause(idle=0.1, most=0.5)  # busy: back after `most`; idle: back after one idle window
-        waited = time.monotonic() - started
-        stop.set()
-        turn.release()
-        thread.join()
-        stop.clear()
-        assert low <= waited < high and uses
-
-
 def test_a_pause_between_updates_ends_when_the_request_ends_and_not_before():
     """The page shows a few updates a second (`Handle.pause` between them); the final update, or an error, ends the
     pause at once, so a result is never held back by it. A pause taken after the end does not wait at all."""

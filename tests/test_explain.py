@@ -293,12 +293,49 @@ def test_a_request_waiting_for_the_device_runs_between_two_chunks(monkeypatch):
     finished = []
     explaining = threading.Thread(target=lambda: finished.append(explain.explain_fill_mask("The cat sat on the [MASK].")))
     explaining.start()
-    while len(shapes) < 5:  # the explanation is under way
+    while len(shapes) < 5 and explaining.is_alive():  # the explanation is under way
         threading.Event().wait(0.005)
     backend.classify("I loved this movie.")  # waits at most one pass, not the whole explanation
     passes_when_answered = len(shapes)
     explaining.join(timeout=60)
     assert finished and passes_when_answered < len(shapes) - 10
+
+
+def test_a_request_waiting_for_the_device_runs_between_two_layers_of_a_pass(monkeypatch):
+    """One chunk of all 32 steps (a pass as long as a 255-token input's single row on a real model): a student's
+    request that comes during it is answered before the pass ends, not after it."""
+    import threading
+    import time
+
+    _limits(monkeypatch, explain_chunk_tokens=100_000)  # every step in one pass
+    real, big_pass, ended = explain.fill_mask_forward, threading.Event(), []
+
+    def spy(model, inputs, positions):
+        if inputs["input_ids"].shape[0] > 1:
+            big_pass.set()
+        try:
+            return real(model, inputs, positions)
+        finally:
+            if big_pass.is_set():
+                ended.append(time.monotonic())
+
+    monkeypatch.setattr(explain, "fill_mask_forward", spy)
+    backend.classify("warm up")  # both models loaded before the race starts
+    encoder = models.get("encoder").model
+    layers = max((m for m in encoder.modules() if isinstance(m, torch.nn.ModuleList)), key=len)
+    slow = [layer.register_forward_hook(lambda *_: time.sleep(0.05)) for layer in layers]  # the twin copies them
+    try:
+        finished = []
+        explaining = threading.Thread(target=lambda: finished.append(explain.explain_fill_mask("The cat sat on the [MASK].")))
+        explaining.start()
+        assert big_pass.wait(timeout=60)
+        backend.classify("I loved this movie.")
+        answered = time.monotonic()
+        explaining.join(timeout=60)
+    finally:
+        for hook in slow:
+            hook.remove()
+    assert finished and ended and answered < ended[0]
 
 
 def test_an_explanation_past_its_time_budget_stops_with_a_message(monkeypatch):
@@ -318,11 +355,11 @@ def test_the_generation_explained_has_a_bounded_prompt_and_token_list():
 
 
 def test_generations_beside_an_explanation_of_the_same_model_are_unchanged(monkeypatch):
-    """Captum hooks the embedding layer during each chunk: the device may change hands only between chunks."""
+    """Captum hooks the embedding layer during each chunk, and the device changes hands between two layers of a
+    chunk: the explanation runs on a twin of the model, so nobody else's pass meets its hook."""
     import threading
 
-    _limits(monkeypatch, explain_chunk_tokens=1)  # one step per chunk: many hand-overs
-    monkeypatch.setattr(explain, "REST_PER_PASS", 0.5)
+    _limits(monkeypatch, explain_chunk_tokens=1)  # one step per chunk: many hand-overs, between chunks and layers
     prompt = "Once upon a time"
     alone = backend.generate(prompt, "greedy", 8).texts
     finished, errors, beside = threading.Event(), [], []

@@ -82,3 +82,30 @@ def test_filled_sentence_joins_a_piece_only_to_the_word_it_touches(text, words, 
 def test_bad_input_says_what_to_change(text, top_k, message):
     with pytest.raises(InputError, match=message if message != "[MASK]" else r"\[MASK\]"):
         fill_mask(text, top_k=top_k)
+
+
+def test_the_vocabulary_head_reads_the_masks_hidden_states_only():
+    """The MLM head (a vocabulary-wide projection) runs at the masks, not at every token: at bert-base size, 128
+    tokens, that is 114 ms instead of 137 (docs/performance.md)."""
+    from bg_demo import models
+
+    model = models.get("encoder").model
+    seen = []
+    hook = model.cls.predictions.register_forward_hook(lambda _, args, output: seen.append(tuple(args[0].shape)))
+    try:
+        result = fill_mask("I went to the [MASK] to deposit some [MASK] before the long weekend.")
+    finally:
+        hook.remove()
+    assert len(result.tokens) > 10
+    assert seen == [(2, model.config.hidden_size)]  # two masks' hidden states, not the sentence's
+
+
+def test_the_best_guesses_are_a_full_stable_sort_s_first_k():
+    import numpy as np
+
+    from bg_demo.backend._common import largest
+
+    rng = np.random.default_rng(0)
+    values = rng.integers(0, 50, size=(3, 1000)).astype(np.float32)  # many ties
+    for k in (1, 5, 20, 1000):
+        assert (largest(values, k) == np.argsort(-values, axis=-1, kind="stable")[:, :k]).all()

@@ -16,6 +16,7 @@ from types import MappingProxyType
 
 from bg_demo import config, models
 from bg_demo.backend import attention as _attention
+from bg_demo.backend import batch as _batch
 from bg_demo.backend import classify as _classify
 from bg_demo.backend import compare as _compare
 from bg_demo.backend import entities as _entities
@@ -65,11 +66,11 @@ _TRAINING = Training(steps=_finetune.steps_of, handle=Handle, stopped=_finetune.
 # a generation's arguments and stream, as the dispatcher and the model tier read them
 _GENERATION = Generation(settings=_generation.settings_of, handle=Handle, stopped=_generation.stopped)
 
-fill_mask = dispatched("fill_mask", _fill_mask.fill_mask, "task", ("encoder",), batched=True)
-classify = dispatched("classify", _classify.classify, "task", ("sentiment",), batched=True)
-recognize_entities = dispatched("recognize_entities", _entities.recognize_entities, "task", ("ner",), batched=True)
-answer = dispatched("answer", _qa.answer, "task", ("qa",), batched=True)
-next_sentence = dispatched("next_sentence", _next_sentence.next_sentence, "task", ("encoder",), batched=True)
+fill_mask = dispatched("fill_mask", _fill_mask.fill_mask, "task", ("encoder",), batched=_batch.run)
+classify = dispatched("classify", _classify.classify, "task", ("sentiment",), batched=_batch.run)
+recognize_entities = dispatched("recognize_entities", _entities.recognize_entities, "task", ("ner",), batched=_batch.run)
+answer = dispatched("answer", _qa.answer, "task", ("qa",), batched=_batch.run)
+next_sentence = dispatched("next_sentence", _next_sentence.next_sentence, "task", ("encoder",), batched=_batch.run)
 answer_attention = dispatched("answer_attention", _qa_attention.answer_attention, "task", ("qa",))
 mlm_corruption = dispatched("mlm_corruption", _pretraining.mlm_corruption, "task", ("encoder",))
 input_representation = dispatched("input_representation", _pretraining.input_representation, "task", ("encoder",))

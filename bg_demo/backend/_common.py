@@ -143,6 +143,21 @@ def require_head(loaded, head: str) -> None:
         raise MissingHeadError(loaded.model_id, head)
 
 
+def largest(values: np.ndarray, k: int) -> np.ndarray:
+    """The indices of the `k` largest values of each row, largest first, ties in index order: the first `k` of
+    `np.argsort(-values, kind="stable")`, without sorting a whole vocabulary (30,522 or 50,257 values a row, ~1.8 ms
+    each at bert-base size, about 4% of a short fill-mask request): only the values at least the k-th largest are
+    sorted."""
+    values = np.atleast_2d(values)
+    k = min(k, values.shape[-1])
+    rows = []
+    for row in values:
+        kth = np.partition(row, row.size - k)[row.size - k]  # the k-th largest value
+        candidates = np.flatnonzero(row >= kth)  # every value tied with it too, in index order
+        rows.append(candidates[np.argsort(-row[candidates], kind="stable")[:k]])
+    return np.stack(rows)
+
+
 def softmax(logits: np.ndarray, axis: int = -1) -> np.ndarray:
     shifted = np.exp(logits - logits.max(axis=axis, keepdims=True))
     return shifted / shifted.sum(axis=axis, keepdims=True)

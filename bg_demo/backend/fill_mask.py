@@ -5,12 +5,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import numpy as np
-
 from bg_demo import models
 from bg_demo.backend._common import (
     Result,
     check_length,
+    largest,
     max_tokens,
     require_head,
     require_int,
@@ -121,7 +120,7 @@ def postprocess(tokenizer, prepared: Prepared, logits, top_k: int, model_id: str
     """The top-k guesses per mask from (masks, vocabulary) logits, and the sentence filled with the best."""
     probs = softmax(logits.float().cpu().numpy())  # (M, V)
     k = min(top_k, probs.shape[-1])
-    best = np.argsort(-probs, axis=-1, kind="stable")[:, :k]
+    best = largest(probs, k)
     masks = tuple(
         tuple(Prediction(display_token(tokenizer, int(i)), int(i), float(row[i])) for i in order)
         for row, order in zip(probs, best, strict=True)

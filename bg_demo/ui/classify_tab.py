@@ -46,7 +46,8 @@ def build(reader) -> list[Page]:
         scores = gr.Plot(label=t("classify.scores"), render=False)
         tokens = gr.HighlightedText(label=t("common.tokens"), show_legend=False, render=False)
         raw = gr.JSON(render=False)
-        task = Task(reader, compute, render, {"text": text}, [scores, tokens, raw], page_id=TAB_ID, api_name="classify")
+        task = Task(reader, compute, render, {"text": text}, [scores, tokens, raw], page_id=TAB_ID, api_name="classify",
+                    concurrency_limit=common.BATCHED)
         page = task.build(button, text, rows="classify")
         # the Attention tab shows the encoder, not this classifier: no link there
         why.section(reader, explain, {"text": text}, page_id=TAB_ID, api_name="explain_classify",

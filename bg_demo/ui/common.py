@@ -16,6 +16,10 @@ from bg_demo.ui.session import SESSIONS
 from bg_demo.ui.strings import t
 
 STREAM_INTERVAL = 0.15  # seconds between two messages of one stream
+# requests a BERT task's page (and its API endpoint and tutor tool, in the same group) runs at once: the backend runs
+# the ones that meet at the device as one padded forward pass (`dispatch.Batcher`), so a class's clicks cost a few
+# passes, not one turn each between two decoding steps; its "Why?" panel has a group of its own
+BATCHED = 16
 
 
 def run(role: str, fn, *args, progress=None, **kwargs):

@@ -49,7 +49,8 @@ def build(reader) -> list[Page]:
         tags = gr.HighlightedText(label=t("ner.token_tags"), color_map=COLOURS, render=False)
         raw = gr.JSON(render=False)
         task = Task(reader, compute, render, {"text": text, "aggregation": aggregation},
-                    [highlighted, found, tags, raw], page_id=TAB_ID, api_name="ner")
+                    [highlighted, found, tags, raw], page_id=TAB_ID, api_name="ner",
+                    concurrency_limit=common.BATCHED)
         page = task.build(button, text, rows="ner")
         # another strategy regroups the same text at once
         task.on(aggregation.input, trigger_mode="always_last")

@@ -61,7 +61,8 @@ def build(reader) -> list[Page]:
         )
         raw = gr.JSON(render=False)
         task = Task(reader, compute, render, {"text": text, "top_k": top_k, "model": model},
-                    [filled, plot, tokens, raw], page_id=TAB_ID, api_name="fill_mask")
+                    [filled, plot, tokens, raw], page_id=TAB_ID, api_name="fill_mask",
+                    concurrency_limit=common.BATCHED)
         page = task.build(button, text, rows="fill_mask")
         why.section(reader, explain, {"text": text}, model=model, page_id=TAB_ID, api_name="explain_fill_mask", choices=_which,
                     shown={"top_k": top_k})

@@ -46,7 +46,8 @@ def build(reader) -> list[Page]:
         )
         raw = gr.JSON(render=False)
         task = Task(reader, compute, render, {"first": first, "second": second, "model": model},
-                    [scores, segments, raw], page_id=TAB_ID, api_name="next_sentence")
+                    [scores, segments, raw], page_id=TAB_ID, api_name="next_sentence",
+                    concurrency_limit=common.BATCHED)
         page = task.build(button, first, second, rows="next_sentence")
         why.section(reader, explain, {"first": first, "second": second}, model=model, page_id=TAB_ID, api_name="explain_next_sentence",
                     link=None)

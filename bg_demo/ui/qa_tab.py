@@ -122,7 +122,8 @@ def build(reader) -> list[Page]:
         found = table("qa.table_headers", label=t("qa.alternatives"), interactive=False, render=False)
         raw = gr.JSON(render=False)
         task = Task(reader, compute, render, {"question": question, "context": context},
-                    [answer, highlighted, found, raw], page_id=TAB_ID, api_name="qa")
+                    [answer, highlighted, found, raw], page_id=TAB_ID, api_name="qa",
+                    concurrency_limit=common.BATCHED)
         page = task.build(button, question, rows=_rows, labels=lambda rows: [question for question, _ in rows])
         looks_section(reader, raw, task.options)
         why.section(reader, backend.explain_answer, {"question": question, "context": context}, page_id=TAB_ID,

@@ -23,7 +23,7 @@ import gradio as gr
 from bg_demo import text, tutor
 from bg_demo.config import LIMITS
 from bg_demo.look import Look
-from bg_demo.ui import gradio_compat, payloads, serving
+from bg_demo.ui import common, gradio_compat, payloads, serving
 from bg_demo.ui.page import failure
 
 PREFIX = "tutor_"  # endpoint names: `/tutor_fill_mask`; the page's own `/fill_mask` keeps its name
@@ -38,7 +38,9 @@ GROUPS = {
     "next_sentence": "next_sentence", "generate": "generate", "next_token": "decoder", "logit_lens": "decoder",
     "attention_summary": "attention", "compare": "compare", "explain": "tutor_explain", "prompt_task": "tutor_prompt",
 }
-LIMITS_OF = {"generate": LIMITS.batch_rows}  # the Generate page's group runs a batch of rows at once
+# the Generate page's group runs a batch of rows at once, the BERT tasks' a batch of requests (`common.BATCHED`)
+LIMITS_OF = {"generate": LIMITS.batch_rows,
+             **dict.fromkeys(("fill_mask", "classify", "entities", "answer", "next_sentence"), common.BATCHED)}
 # the API page's example call of each tool: one that runs as shown
 payloads.EXAMPLES.update({f"/{PREFIX}{name}": example for name, example in tutor.EXAMPLES.items()})
 

@@ -102,7 +102,8 @@ def section(reader, explain, inputs: dict, *, page_id: str, api_name: str, link=
 
         picked = {"model": model} if model is not None else {}
         fields = {**inputs, "layer": layer, "head": head, **picked, **shown}
-        task = Task(reader, why, render, fields, [plot, notes, raw], page_id=page_id, api_name=api_name)
+        task = Task(reader, why, render, fields, [plot, notes, raw], page_id=page_id, api_name=api_name,
+                    concurrency_id=f"{page_id}_why")  # its own group: the page's runs many at once
         task.render()
         task.wire(button, share=False)
         for event in task.events:
