@@ -16,6 +16,11 @@ The phases, each printed as a table, every ratio against the lone student measur
    stopped and one student generates right after it.
 4. class: 40 students send `--requests` mixed requests (fill-mask, sentiment, generation, attention,
    compare; one generation in ten stopped mid-stream): resident memory after the first 100 and at the end.
+5. BERT requests: 16 students send /classify at the same moment, against one student sending 16 one after another
+   (requests per second), and the ceiling: one forward pass's worth of requests under Gradio's own cost of a request
+   that does no work (`/tutor_glossary`, 16 at once).
+6. a "Why?" (fill-mask, `--why-tokens` tokens) alone, then beside one student asking for a sentiment every 0.5 s:
+   the explanation's time against its lone time, and the student's slowest answer.
 
 All along, a probe loads the page every 0.5 s; each phase prints its slowest answer. Requests lost
 (errors other than the cancels the benchmark itself makes) must be 0. The students run in a process of
@@ -56,6 +61,7 @@ CALLS = {
     "/compare": (TEXT, "", ""),
 }
 LONG = ("Once upon a time", "temperature", 200, 1.0, 50, 0.9, 4, 1, None, 0, 1.0, "")
+FIVE = ("Once upon a time", "temperature", 200, 1.0, 50, 0.9, 4, 5, None, 0, 1.0, "")  # five sequences
 BEAM = ("Once upon a time", "beam", 200, 1.0, 50, 0.9, 8, 1, None, 0, 1.0, "")
 BERT = ("/fill_mask", "/classify")
 
@@ -139,10 +145,10 @@ class Student:
         self.heartbeat = self.http.stream("GET", f"gradio_api/heartbeat/{self.session}")
         self.heartbeat.__enter__()
 
-    def submit(self, endpoint: str, args) -> str:
-        # every endpoint ends with the reader's `lang` and `width` (the app's guard fills them in when a call leaves
-        # them out; the server here runs without the guard's per-address shares, so the class sends them)
-        body = {"data": [*args, *LOOK], "fn_index": self.fn[endpoint.strip("/")], "session_hash": self.session,
+    def submit(self, endpoint: str, args, look: bool = True) -> str:
+        # every page's endpoint ends with the reader's `lang` and `width` (the app's guard fills them in when a call
+        # leaves them out; the server here runs without the guard's per-address shares, so the class sends them)
+        body = {"data": [*args, *(LOOK if look else ())], "fn_index": self.fn[endpoint.strip("/")], "session_hash": self.session,
                 "event_data": None, "trigger_id": None}
         return self.http.post("gradio_api/queue/join", json=body).json()["event_id"]
 
@@ -159,8 +165,8 @@ class Student:
                     return message["output"]["data"]
         raise RuntimeError("the stream ended without a result")
 
-    def predict(self, *args, api_name: str):
-        return self.result(self.submit(api_name, args))
+    def predict(self, *args, api_name: str, look: bool = True):
+        return self.result(self.submit(api_name, args, look))
 
     def cancel(self, endpoint: str, event: str) -> None:
         body = {"session_hash": self.session, "fn_index": self.fn[endpoint.strip("/")], "event_id": event}
@@ -243,10 +249,10 @@ def burst(url: str, n: int, alone: dict, bert_tabs: bool = True, probe: Probe | 
     return dict(log=log, wall=wall, rate=n * 20 / wall / one_stream)
 
 
-def stop(url: str, n: int, alone: dict, probe: Probe) -> dict:
+def stop(url: str, n: int, alone: dict, probe: Probe, args=LONG) -> dict:
     students = clients(url, n)
     probe.reset()
-    events = [client.submit("/generate", LONG) for client in students]
+    events = [client.submit("/generate", args) for client in students]
     time.sleep(1.0)
     for i, (client, event) in enumerate(zip(students, events)):
         client.cancel("/generate", event) if i % 2 else client.close()  # Stop, or a closed tab
@@ -289,6 +295,68 @@ def lesson(url: str, students: int, requests: int, server: int) -> dict:
     return dict(log=log, wall=wall, memory=memory)
 
 
+def at_once(url: str, endpoint: str, args, n: int, look: bool = True) -> float:
+    """Requests per second: `n` students (sessions already open) send `args` to `endpoint` at the same moment."""
+    pool = clients(url, n)
+    together([lambda c=c: c.predict(*args, api_name=endpoint, look=look) for c in pool])  # open, and warm
+    wall = together([lambda c=c: c.predict(*args, api_name=endpoint, look=look) for c in pool])
+    for client in pool:
+        client.close()
+    return n / wall
+
+
+def bert_requests(url: str, n: int = 16) -> dict:
+    """`n` /classify at once against one after another, and the ceiling under Gradio's cost of a no-op request."""
+    (student,) = clients(url, 1)
+    args = CALLS["/classify"]
+    student.predict(*args, api_name="/classify")
+    started = time.perf_counter()
+    for _ in range(n):
+        student.predict(*args, api_name="/classify")
+    in_turn = n / (time.perf_counter() - started)
+    together_rate = at_once(url, "/classify", args, n)
+    noop = at_once(url, "/tutor_glossary", ("en",), n, look=False)
+    from bg_demo.backend import classify  # in the students' process: one forward pass of the same sentence, alone
+    classify(*args)
+    started = time.perf_counter()
+    for _ in range(5):
+        classify(*args)
+    forward = (time.perf_counter() - started) / 5
+    return dict(in_turn=in_turn, together=together_rate, noop=noop, ceiling=1 / (1 / noop + forward))
+
+
+def why_beside(url: str, folder: str, tokens: int, probe: Probe) -> dict:
+    """A "Why?" on a fill-mask guess of `tokens` tokens, alone, then while one student asks for a sentiment every
+    0.5 s; the explanation's seconds each time and the student's latencies."""
+    from transformers import AutoTokenizer
+
+    from bench.limits import api_defaults, exactly
+
+    text = exactly(AutoTokenizer.from_pretrained(Path(folder) / "encoder"), tokens, " [MASK].")
+    args = (text, *api_defaults(url, "/explain_fill_mask")[1:-2])
+    explainer, student = clients(url, 2)
+    explainer.predict("A [MASK].", *args[1:], api_name="/explain_fill_mask")  # its code path warm
+    started = time.perf_counter()
+    explainer.predict(*args, api_name="/explain_fill_mask")
+    alone = time.perf_counter() - started
+    log, done = Log(), threading.Event()
+
+    def ask():
+        while not done.is_set():
+            log.call(student, "/classify")
+            time.sleep(0.5)
+
+    asking = threading.Thread(target=ask)
+    probe.reset()
+    asking.start()
+    started = time.perf_counter()
+    explainer.predict(*args, api_name="/explain_fill_mask")
+    beside = time.perf_counter() - started
+    done.set()
+    asking.join()
+    return dict(alone=alone, beside=beside, log=log)
+
+
 def print_latencies(title: str, log: Log, alone: dict) -> None:
     print(f"\n{title}")
     print(f"{'endpoint':12s} {'calls':>6s} {'p50 s':>7s} {'p95 s':>7s} {'p50/lone':>9s} {'p95/lone':>9s}")
@@ -306,8 +374,9 @@ def main() -> int:
     parser.add_argument("--size", choices=("base", "tiny"), default="base")
     parser.add_argument("--students", type=int, nargs="+", default=[20, 40])
     parser.add_argument("--requests", type=int, default=1000)
+    parser.add_argument("--why-tokens", type=int, default=255, help="the explained sentence's tokens (0: no phase 6)")
     args = parser.parse_args()
-    os.environ["BG_DEMO_MODEL_DIR"] = build_models(args.size)
+    os.environ["BG_DEMO_MODEL_DIR"] = args.folder = build_models(args.size)
     import torch
 
     from bg_demo.backend import classify, fill_mask, generate
@@ -348,6 +417,8 @@ def teach(url: str, server: int, args) -> None:
         print(f"slowest page while they stopped: {result['storm']:.2f} s")
         print(f"a generation right after a stopped 8-beam search: {result['after_beam']:.1f}x a lone one; "
               f"lost {len(result['lost'])}")
+    result = stop(url, 3, alone, probe, FIVE)
+    print(f"slowest page while 3 students' 5-sequence 200-token streams were stopped: {result['storm']:.2f} s")
 
     probe.reset()
     result = lesson(url, 40, args.requests, server)
@@ -357,6 +428,24 @@ def teach(url: str, server: int, args) -> None:
     print(f"server resident memory: {memory_before:.0f} MB before, {memory['after 100']:.0f} MB after 100 requests, "
           f"{memory['at the end']:.0f} MB after {args.requests} "
           f"({memory['at the end'] / memory['after 100'] - 1:+.1%}); slowest page {probe.slowest():.2f} s")
+
+    rates = bert_requests(url)
+    print("\n5. BERT requests: 16 students send /classify at the same moment, one student sends 16 in turn")
+    print(f"in turn {rates['in_turn']:.1f} req/s; at once {rates['together']:.1f} req/s "
+          f"({rates['together'] / rates['in_turn']:.2f}x), {rates['together'] / rates['ceiling']:.0%} of the ceiling: "
+          f"{rates['ceiling']:.1f} req/s (one forward pass each under Gradio's own cost of a no-op request, "
+          f"{rates['noop']:.0f} req/s at once)")
+
+    if args.why_tokens:
+        result = why_beside(url, args.folder, args.why_tokens, probe)
+        classify_alone = alone["/classify"]
+        slowest = max(result["log"].latencies["/classify"], default=float("nan"))
+        print(f"\n6. a \"Why?\" on a fill-mask guess ({args.why_tokens} tokens) beside one student asking for a "
+              "sentiment every 0.5 s")
+        print(f"the explanation: {result['alone']:.1f} s alone, {result['beside']:.1f} s beside the student "
+              f"({result['beside'] / result['alone']:.2f}x); the student's {len(result['log'].latencies['/classify'])} "
+              f"answers: slowest {slowest:.2f} s (lone {classify_alone:.2f} s); lost {len(result['log'].lost)}; "
+              f"slowest page {probe.slowest():.2f} s")
     probe.stop()
 
 

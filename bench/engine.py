@@ -6,6 +6,11 @@ Two questions: is one student alone as fast through the engine as through `gener
 records every token's probability and rank), and how close does the engine come, with every request
 submitted on its own, to one padded `generate` batch of all of them (which no server can form, since
 students do not arrive together)? The variants take turns; each figure is the median of the repeats.
+
+Then the roofline: the decoding step's matrix products alone (GPT-2's every linear layer and the vocabulary head,
+at 1 row and at --students rows, timed with the same torch), the floor no decoding of those tokens can go under,
+and how near the engine comes to it; and the BERT side's one parity of cost: `backend.fill_mask` against
+transformers' `pipeline("fill-mask")` on the same bert-base-size weights (the vocabulary head at the masks only).
 """
 
 from __future__ import annotations
@@ -102,7 +107,62 @@ def main() -> int:
     print(f"{args.students} students, engine vs one padded batch: {batch_plain / batch_engine:.2f}x")
     rate = args.students * alone_engine / batch_engine
     print(f"{args.students} students, engine aggregate vs one stream: {rate:.1f}x")
+    roofline(loaded.model, args.students, n, alone_engine, batch_engine, args.repeats)
+    fill_mask_parity(args.repeats)
     return 0
+
+
+def roofline(model, students: int, new_tokens: int, alone: float, together: float, repeats: int) -> None:
+    """The decoding step's matrix products alone, at 1 row and at `students` rows: the floor of the engine's time."""
+    import torch
+
+    # (weight, Conv1D?) of every linear layer: GPT-2's Conv1D holds its weight (in, out), a Linear (the vocabulary
+    # head) (out, in); each is timed as the model runs it
+    layers = [(module.weight.detach(), type(module).__name__ == "Conv1D") for module in model.modules()
+              if type(module).__name__ in ("Conv1D", "Linear")]
+    flops_per_row = 2 * sum(weight.numel() for weight, _ in layers)
+
+    def step(rows: int):
+        inputs = [torch.randn(rows, weight.shape[0] if conv else weight.shape[1]) for weight, conv in layers]
+        return lambda: [x @ weight if conv else torch.nn.functional.linear(x, weight)
+                        for x, (weight, conv) in zip(inputs, layers, strict=True)]
+
+    with torch.inference_mode():
+        times = median_seconds({1: step(1), students: step(students)}, max(repeats, 5))
+    flops = flops_per_row * students
+    floor_alone, floor_together = times[1] * new_tokens, times[students] * new_tokens
+    print(f"\nroofline: a decoding step's matrix products alone take {times[1] * 1000:.1f} ms at 1 row, "
+          f"{times[students] * 1000:.1f} ms at {students} rows ({flops / times[students] / 1e9:.0f} GFLOP/s)")
+    print(f"{students} x {new_tokens} tokens: floor {floor_together:.2f} s ({students * new_tokens / floor_together:.0f} "
+          f"tokens/s); the engine {together:.2f} s, {floor_together / together:.0%} of it")
+    print(f"lone: floor {floor_alone:.2f} s, the engine {alone:.2f} s; so a class of {students} can be at best "
+          f"{floor_together / alone:.2f}x a lone student's time (engine now: {together / alone:.2f}x), and decode at "
+          f"most {students * alone / floor_together:.1f}x one stream (engine now: {students * alone / together:.1f}x)")
+
+
+def fill_mask_parity(repeats: int) -> None:
+    """`backend.fill_mask` against `pipeline("fill-mask")`, bert-base size, a short and a longer sentence."""
+    import torch
+    from transformers import BertConfig, BertForPreTraining, pipeline
+
+    from bg_demo.tiny_models import build_tiny_models
+
+    folder = Path(tempfile.mkdtemp(prefix="bg-demo-bench-"))
+    build_tiny_models(folder, roles=("encoder",))  # the tokenizer; the weights are bert-base's shape below
+    torch.manual_seed(0)
+    BertForPreTraining(BertConfig()).save_pretrained(folder / "encoder")
+    os.environ["BG_DEMO_MODEL_DIR"] = str(folder)
+    from bg_demo import backend
+
+    reference = pipeline("fill-mask", model=str(folder / "encoder"), dtype="float32")
+    print(f"\n{'fill-mask, bert-base size':58s} {'pipeline':>9s} {'bg_demo':>8s} {'ratio':>6s}")
+    for text in ("The cat sat on the [MASK].",
+                 "The animal didn't cross the street because it was too [MASK], said the man who saw it happen."):
+        times = median_seconds({"pipeline": lambda t=text: reference(t, top_k=5),
+                                "ours": lambda t=text: backend.fill_mask(t, 5)}, max(repeats, 20))
+        tokens = len(backend.fill_mask(text).tokens)
+        print(f"{f'{tokens} tokens, one mask':58s} {times['pipeline'] * 1000:7.1f}ms {times['ours'] * 1000:6.1f}ms "
+              f"{times['ours'] / times['pipeline']:6.2f}")
 
 
 if __name__ == "__main__":
