@@ -25,7 +25,8 @@ The phases, each printed as a table, every ratio against the lone student measur
 All along, a probe loads the page every 0.5 s; each phase prints its slowest answer. Requests lost
 (errors other than the cancels the benchmark itself makes) must be 0. The students run in a process of
 their own, as they would on their own devices (in the server's process their clients would take its
-interpreter lock); memory is the server's. Traffic stays on 127.0.0.1.
+interpreter lock); memory is the server's. Traffic stays on 127.0.0.1. The server runs with the app's launch options
+(its page rendered once, trimmed and compressed) but not its guard: every student here shares one address.
 """
 
 from __future__ import annotations
@@ -369,6 +370,16 @@ def print_latencies(title: str, log: Log, alone: dict) -> None:
         print("  ", failure[:200])
 
 
+def served() -> dict:
+    """The app's launch options (its page kept rendered, trimmed and compressed: what the probe loads), less the guard:
+    every student here comes from one address, which the guard would hold to one school router's share."""
+    from bg_demo.ui import launch_options, serving
+
+    options = launch_options()
+    middleware = [m for m in options["app_kwargs"]["middleware"] if m.cls is not serving.Guard]
+    return {**options, "app_kwargs": {**options["app_kwargs"], "middleware": middleware}}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", choices=("base", "tiny"), default="base")
@@ -384,7 +395,7 @@ def main() -> int:
 
     fill_mask("A [MASK]."), classify("Warm up."), generate("Warm", max_new_tokens=2)  # load before timing
     demo = build_demo()
-    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True)
+    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, **served())
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, {os.cpu_count()} CPUs; {args.size} models")
     students = multiprocessing.get_context("spawn").Process(target=teach, args=(url, os.getpid(), args))
     students.start()

@@ -1,6 +1,6 @@
 """What a first visit to the page costs a phone: bytes on the wire and the time until the tab bar shows.
 
-    python bench/page_weight.py [--down 1600] [--up 750] [--latency 150] [--repeats 1]
+    python bench/page_weight.py [--down 1600] [--up 750] [--latency 150] [--cpu-throttle 4] [--repeats 1]
 
 Serves the app on the tiny models (`BG_DEMO_MODEL_DIR` if set, else built in a temporary folder) on loopback,
 once per setting, each adding one step to the one before: the page as Gradio sends it (and with the theme's web
@@ -15,6 +15,12 @@ a weak signal), and printed as one row of a table:
 - reload (the cache warm): what the page moves again;
 - its CPU: the seconds the page's main thread ran until the tab bar showed (`Performance.getMetrics`
   ThreadTime): the browser's own work, which a phone does several times slower.
+
+The phone's CPU is emulated too: Chromium runs the page's main thread `--cpu-throttle` times slower
+(`Emulation.setCPUThrottlingRate`; 4 is DevTools' "mid-tier mobile"). Then the app's own setting is opened once more
+on loopback (no link emulation, the same CPU throttling): what the page's own work costs when the bytes are free;
+and there each tab is selected once, in order, printing the seconds from the click until the browser has painted
+twice after it (Gradio 6 mounts a tab's components on its first selection: that is the first switch's cost).
 
 The bytes depend on nothing else; the seconds also on this machine's CPU (on a shared machine, compare rows of one
 run only). Uvicorn speaks HTTP/1.1, so the browser fetches Gradio's ~80 script and style modules six at a time,
@@ -44,6 +50,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--
                  "--disable-component-update", "--no-first-run"]
 TAB_BAR = "[role=tablist]"
 SETTLE_SECONDS = 2.0  # a visit is over when nothing new has loaded for this long (the heartbeat stream stays open)
+SETTLE_MOST = 30.0  # or this long after the tab bar showed, whatever still trickles in
 
 
 def models() -> None:
@@ -82,14 +89,17 @@ def settings() -> dict:
 class Visit:
     """One page load in a fresh browser context, its network seen through the DevTools protocol."""
 
-    def __init__(self, browser, url: str, link: dict):
+    def __init__(self, browser, url: str, link: dict | None, throttle: float = 1.0):
         self.context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2,
                                            is_mobile=True, has_touch=True)
         self.page = self.context.new_page()
         self.cdp = self.context.new_cdp_session(self.page)
         self.cdp.send("Network.enable")
         self.cdp.send("Performance.enable")
-        self.cdp.send("Network.emulateNetworkConditions", {"offline": False, **link})
+        if link is not None:
+            self.cdp.send("Network.emulateNetworkConditions", {"offline": False, **link})
+        if throttle > 1:
+            self.cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
         self.url = url
         self.requests: dict[str, dict] = {}
         self.last_event = time.monotonic()
@@ -124,7 +134,8 @@ class Visit:
         shown = time.monotonic() - start
         metrics = self.cdp.send("Performance.getMetrics")["metrics"]
         self.cpu_at_tab_bar = next(m["value"] for m in metrics if m["name"] == "ThreadTime")  # the page's main thread
-        while time.monotonic() - self.last_event < SETTLE_SECONDS:
+        settled = time.monotonic() + SETTLE_MOST
+        while time.monotonic() - self.last_event < SETTLE_SECONDS and time.monotonic() < settled:
             self.page.wait_for_timeout(200)
         return shown
 
@@ -133,6 +144,24 @@ class Visit:
 
     def document(self) -> int:
         return sum(entry["wire"] for entry in self.requests.values() if entry["type"] == "Document")
+
+    def switches(self) -> list[tuple[str, float]]:
+        """Select each tab of the main tab bar once, in order: (its label, seconds from the click until two frames
+        were painted after it)."""
+        tabs = self.page.locator(f"{TAB_BAR} >> nth=0").locator("[role=tab]")
+        times = []
+        for i in range(tabs.count()):
+            tab = tabs.nth(i)
+            label = tab.inner_text().strip()
+            if tab.get_attribute("aria-selected") == "true":
+                continue  # the tab the page opened on
+            seconds = self.page.evaluate("""(tab) => new Promise(done => {
+                const started = performance.now();
+                tab.click();
+                requestAnimationFrame(() => requestAnimationFrame(() => done((performance.now() - started) / 1000)));
+            })""", tab.element_handle())
+            times.append((label, seconds))
+        return times
 
     def close(self) -> None:
         self.context.close()
@@ -143,21 +172,24 @@ def document_size(url: str) -> int:
     return len(urllib.request.urlopen(url).read())
 
 
-def measure(name: str, options: dict, browser, link: dict, repeats: int) -> dict:
+def measure(name: str, options: dict, browser, link: dict | None, repeats: int, throttle: float = 1.0,
+            switches: bool = False) -> dict:
     from bg_demo.ui import build_demo
 
     demo = build_demo()
     _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, **options)
     try:
         raw = document_size(url)
-        firsts, shown, reloads, docs, cpu = [], [], [], [], []
+        firsts, shown, reloads, docs, cpu, switched = [], [], [], [], [], []
         for _ in range(repeats):
-            visit = Visit(browser, url, link)
+            visit = Visit(browser, url, link, throttle)
             try:
                 shown.append(visit.load())
                 cpu.append(visit.cpu_at_tab_bar)
                 firsts.append(visit.bytes())
                 docs.append(visit.document())
+                if switches:
+                    switched.append(visit.switches())
                 visit.load(reload=True)
                 reloads.append(visit.bytes())
             finally:
@@ -167,7 +199,9 @@ def measure(name: str, options: dict, browser, link: dict, repeats: int) -> dict
         demo.close()
     return {"setting": name, "raw": raw, "doc_wire": statistics.median(docs),
             "first": statistics.median(firsts), "reload": statistics.median(reloads), "tab_bar": statistics.median(shown),
-            "cpu": statistics.median(cpu)}
+            "cpu": statistics.median(cpu),
+            "switches": [(label, statistics.median(t for run in switched for name, t in run if name == label))
+                         for label, _ in switched[0]] if switched else []}
 
 
 def main() -> int:
@@ -175,7 +209,9 @@ def main() -> int:
     parser.add_argument("--down", type=float, default=1600, help="kbit/s")
     parser.add_argument("--up", type=float, default=750, help="kbit/s")
     parser.add_argument("--latency", type=float, default=150, help="ms")
+    parser.add_argument("--cpu-throttle", type=float, default=4, help="how many times slower the page's CPU runs")
     parser.add_argument("--repeats", type=int, default=1, help="visits per setting (medians are shown)")
+    parser.add_argument("--app-only", action="store_true", help="only the app's own setting, on the link and on loopback")
     args = parser.parse_args()
     link = {"latency": args.latency, "downloadThroughput": args.down * 1000 / 8, "uploadThroughput": args.up * 1000 / 8}
     models()
@@ -186,11 +222,14 @@ def main() -> int:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             for name, options in settings().items():
-                rows.append(measure(name, options, browser, link, args.repeats))
+                if not args.app_only or name == "+ device fonts (the app)":
+                    rows.append(measure(name, options, browser, link, args.repeats, args.cpu_throttle))
+            rows.append(measure("the app, on loopback", settings()["+ device fonts (the app)"], browser, None,
+                                args.repeats, args.cpu_throttle, switches=True))
         finally:
             browser.close()
     print(f"first visit on {args.down:g} kbit/s down, {args.up:g} kbit/s up, {args.latency:g} ms latency; "
-          f"a 390 x 844 phone viewport; median of {args.repeats}")
+          f"a 390 x 844 phone viewport, its CPU {args.cpu_throttle:g}x slower; median of {args.repeats}")
     print(f"\n{'setting':26s} {'document':>9s} {'on wire':>8s} {'first visit':>12s} {'reload':>8s} "
           f"{'tab bar':>8s} {'its CPU':>8s}")
     for row in rows:
@@ -200,6 +239,9 @@ def main() -> int:
     print("\ndocument: the HTML as the browser reads it; on wire: as sent (headers included); first visit, reload: "
           "every byte the page moved;\ntab bar: seconds until it shows on the throttled link; its CPU: the seconds the "
           "page's main thread ran until then (its own work, which other load on this machine only delays)")
+    print("\nfirst switch to each tab (the app, on loopback; seconds from the click to the second frame painted):")
+    for label, seconds in rows[-1]["switches"]:
+        print(f"  {label[:40]:40s} {seconds:6.2f} s")
     return 0
 
 
