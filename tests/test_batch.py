@@ -328,3 +328,18 @@ def test_a_wrong_call_is_its_callers_bug_alone_and_a_failed_pass_is_every_caller
     assert results == ["the device failed"] * 3  # nobody waits for ever
     monkeypatch.undo()
     assert backend.classify("Good.").label  # and the next call runs
+
+
+def test_the_bert_task_pages_reach_the_backend_many_at_once_and_their_why_panels_do_not():
+    """Gradio runs a concurrency group at the lowest limit of its events: each BERT task's group (page, API endpoint,
+    tutor tool) must run `common.BATCHED` requests at once for them to meet at the device, and its "Why?" panel, in
+    a group of its own, stays at the default."""
+    from bg_demo.ui import CONCURRENCY, build_demo, common, gradio_compat
+
+    limits: dict[str, list] = {}
+    for fn in gradio_compat.listeners(build_demo()):
+        limit = CONCURRENCY if fn.concurrency_limit == "default" else fn.concurrency_limit
+        limits.setdefault(fn.concurrency_id, []).append(limit)
+    for group in ("fill_mask", "classify", "ner", "qa", "next_sentence"):
+        assert min(limit for limit in limits[group] if limit is not None) == common.BATCHED, group
+        assert min(limits[f"{group}_why"]) == CONCURRENCY

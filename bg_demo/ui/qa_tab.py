@@ -76,15 +76,15 @@ def forget():
     return None, "", None
 
 
-def looks_section(reader, raw: gr.JSON, options: dict) -> None:
+def looks_section(reader, raw: gr.JSON) -> None:
     """A closed "Where the answer looks" panel: its one-line explanation, a button that reads the attention of the
     answer on screen (one model run), layer and head sliders, and the figure they redraw from the kept rows."""
     with gr.Accordion(t("qa.attention.title"), open=False):
         gr.Markdown(t("qa.attention.about"))
         button = gr.Button(t("qa.attention.run"), variant="secondary")
         said = gr.Markdown(render=False)
-        task = Task(reader, attention, note, {"raw": raw}, [said], page_id=f"{TAB_ID}_attention",
-                    concurrency_id=options["concurrency_id"])
+        # a group of its own, as the "Why?" panel's: the answers' group runs many at once (`common.BATCHED`)
+        task = Task(reader, attention, note, {"raw": raw}, [said], page_id=f"{TAB_ID}_attention")
         task.render([said])
         with gr.Row():
             layer = gr.Slider(0, 11, value=0, step=1, label=t("qa.attention.layer"))
@@ -125,7 +125,7 @@ def build(reader) -> list[Page]:
                     [answer, highlighted, found, raw], page_id=TAB_ID, api_name="qa",
                     concurrency_limit=common.BATCHED)
         page = task.build(button, question, rows=_rows, labels=lambda rows: [question for question, _ in rows])
-        looks_section(reader, raw, task.options)
+        looks_section(reader, raw)
         why.section(reader, backend.explain_answer, {"question": question, "context": context}, page_id=TAB_ID,
                     api_name="explain_answer", link=None)
     return [page]
