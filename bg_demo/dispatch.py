@@ -217,13 +217,13 @@ class Batcher:
     from any page, endpoint or thread."""
 
     def __init__(self, entry: Entry) -> None:
-        self.entry = entry
+        self.entry, self._signature = entry, inspect.signature(entry.function)
         self._guard = threading.Lock()
         self._waiting: list[_Call] = []
         self._led = False  # a leader is waiting for the device's turn, and will take the calls waiting
 
     def call(self, args: tuple, kwargs: dict):
-        inspect.signature(self.entry.function).bind(*args, **kwargs)  # a wrong call is its own caller's TypeError
+        self._signature.bind(*args, **kwargs)  # a wrong call is its own caller's TypeError
         mine, turn = _Call(args, kwargs), self._turn(args, kwargs)
         if turn is not None and turn.held:
             # called while this thread holds the device (inside another model call): alone, or it would wait for itself

@@ -11,7 +11,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from bg_demo import models
-from bg_demo.backend._common import Phrase, Result, max_tokens, require_head, require_int, require_text, softmax
+from bg_demo.backend._common import (
+    Phrase,
+    Result,
+    largest,
+    max_tokens,
+    require_head,
+    require_int,
+    require_text,
+    softmax,
+)
 from bg_demo.backend.attention import (
     ATTENTION_TYPES,
     AttentionResult,
@@ -198,7 +207,7 @@ def next_token_guesses(left: str, top_k: int, model_id: str | None = None) -> tu
             hidden = model.base_model(input_ids=torch.tensor([ids], device=loaded.device)).last_hidden_state
             logits = model.get_output_embeddings()(hidden[0, -1])  # (V,): the vocabulary at the last token only
         probs = softmax(logits.float().cpu().numpy())
-        best = np.argsort(-probs, kind="stable")[:top_k]
+        best = largest(probs, top_k)[0]
         guesses = tuple(Prediction(display_token(tokenizer, int(i)), int(i), float(probs[i])) for i in best)
     return guesses, loaded.model_id
 
