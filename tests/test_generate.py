@@ -249,9 +249,14 @@ def test_gpt2_texts_are_the_decoded_ids_even_where_a_character_is_cut(hub_models
     folder = hub_models["openai-community/gpt2"]
     monkeypatch.setenv("BG_DEMO_DECODER", str(folder))
     config.settings.cache_clear()
-    expected = decoded_by_generate(folder)("나는 학생입니다", seed=8, max_new_tokens=20, do_sample=True, top_k=0)
-    assert "\ufffd" in expected.texts[0]
-    assert_same_generation(generate("나는 학생입니다", "temperature", max_new_tokens=20, seed=8), expected, AT_LEAST)
+    reference = decoded_by_generate(folder)
+    # The first seed whose continuation cuts a character: which one does depends on the device's random numbers
+    # (seed 8 on a CPU; CUDA draws others), so the test looks for it rather than naming it.
+    seed, expected = next(((seed, drawn) for seed in range(8, 72)
+                           if "\ufffd" in (drawn := reference("나는 학생입니다", seed=seed, max_new_tokens=20,
+                                                               do_sample=True, top_k=0)).texts[0]), (None, None))
+    assert seed is not None, "no seed in 8..71 cut a character"
+    assert_same_generation(generate("나는 학생입니다", "temperature", max_new_tokens=20, seed=seed), expected, AT_LEAST)
 
 
 def test_a_drawn_seed_is_reported_and_reproduces():
