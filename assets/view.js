@@ -13,6 +13,7 @@
   const LEAD_ABOVE = 110;  // px kept in view above a result's first busy output  // a result whose top is lower on the screen than this fraction is scrolled up  // how long a finished result is kept in view while it is drawn  // a run that starts this soon after the user's action is that action's
   let trigger = null;  // {panel, el, at}: where, from what and when the user last started a run
   let watching = null;  // the first output of that run, while it is computed
+  let outputs = [];  // every output of that run seen busy (one may show only once it has a value: a summary line)
 
   const panelOf = (el) => el && el.closest && el.closest(GRADIO.tab_panel);  // the innermost tab
   const shown = (el) => el && el.isConnected && el.getClientRects().length > 0 && el.getBoundingClientRect().height > 0;
@@ -46,6 +47,9 @@
     const above = Math.min(LEAD_ABOVE, window.innerHeight * 0.15);
     window.scrollTo({top: Math.max(0, top + window.scrollY - above), behavior: "instant"});
   };
+  // the result's top: the highest of its outputs on screen (one shown only once it has a value may sit above)
+  const topmost = (blocks) => blocks.filter((b) => shown(b) && panelOf(b) === panelOf(blocks[blocks.length - 1]))
+    .sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)[0];
   const errorIn = (panel) => [...panel.querySelectorAll(".bg-error")].find((box) => panelOf(box) === panel && shown(box));
 
   const readKeys = () => { try { return JSON.parse(localStorage.getItem(FOLDED_KEY) || "[]"); } catch (e) { return []; } };
@@ -73,15 +77,15 @@
     if (!panel) return;
     trigger = {panel, el, at: Date.now()};
     watching = null;
+    outputs = [];
     read(panel);
   };
 
   document.addEventListener("click", (event) => {
     const el = event.target instanceof Element ? event.target : null;
     if (!el) return;
-    if (el.closest(".bg-step")) {  // a guided step opens another tab: land at its top once it shows
-      trigger = null;
-      setTimeout(() => { const tabs = document.querySelector(".bg-main-tabs"); if (tabs) scrollToTop(tabs); }, 400);
+    if (el.closest(".bg-step, .bg-lesson-turn")) {  // a lesson's step opens a page and runs it: lead its result
+      stepping();
       return;
     }
     // an examples table is redrawn when clicked: its column stands for it
@@ -107,12 +111,17 @@
     return Date.now() - trigger.at < TRIGGER_MS && trigger.panel === panelOf(el) && !trigger.el.contains(el)
       && !!(trigger.el.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING);
   };
-  // a link that runs its page (run=1) shows the result it was sent for, unless the user has moved on by then
-  if (/^(1|true|yes|on)$/i.test(new URLSearchParams(location.search).get("run") || "")) {
+  // a link that runs its page (run=1), a lesson's link and a lesson's step (the guided path's too) show the result
+  // they were sent for, its tab's intro folded, unless the user has moved on by then
+  function stepping() {
     trigger = {panel: null, el: null, at: Date.now()};
+    watching = null;
+    outputs = [];
     const moved = () => { if (trigger && !trigger.panel) trigger = null; };
     for (const kind of ["wheel", "touchmove", "keydown", "mousedown"]) window.addEventListener(kind, moved, {capture: true, once: true});
   }
+  const asked = new URLSearchParams(location.search);
+  if (/^(1|true|yes|on)$/i.test(asked.get("run") || "") || asked.has("lesson")) stepping();
   const alt = (plot) => {
     const text = plot.layout && plot.layout.meta && plot.layout.meta.alt;
     if (text && plot.getAttribute("aria-label") !== text) {
@@ -148,17 +157,23 @@
       const block = el.closest(GRADIO.block);
       if (!block) continue;
       const busy = !el.classList.contains(GRADIO.tracker_idle);
+      if (busy && (watching ? panelOf(block) === panelOf(watching) : recent(block)) && !outputs.includes(block)) outputs.push(block);
       if (busy && !watching && recent(block) && shown(block)) {
+        if (!trigger.panel) read(panelOf(block));  // a step: the page's intro folds, so its result comes up
         watching = block;  // the first output to start is the top of the result
         trigger = null;
         lead(block);
       } else if (!busy && !watching && recent(block) && shown(block)) {
+        if (!trigger.panel) read(panelOf(block));
         trigger = null;  // a run too quick (or a page too busy) to be seen starting: its result when it is done
-        settle(block);
+        settle(topmost([...outputs, block]));
+        outputs = [];
       } else if (!busy && block === watching) {
         watching = null;
         const panel = panelOf(block), box = panel && errorIn(panel);
-        if (box) reveal(box); else if (shown(block)) settle(block);
+        const top = topmost([...outputs, block]);
+        outputs = [];
+        if (box) reveal(box); else if (top) settle(top);
       }
     }
   }).observe(document.documentElement, {subtree: true, childList: true, attributes: true, attributeFilter: ["class"]});

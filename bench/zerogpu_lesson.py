@@ -41,7 +41,10 @@ SCALED_NODES = 1.5  # spaces 0.51 (zero/configs.json) multiplies a request by th
 PAGE_ENDPOINTS = {
     "fill_mask": "/fill_mask", "mlm": "/mlm_corruption", "embeddings": "/input_representation",
     "nsp": "/next_sentence", "attention": "/attention", "generate": "/generate", "next_token": "/next_token",
-    "causal": "/causal_lm", "compare": "/compare", "qa": "/qa",
+    "causal": "/causal_lm", "compare": "/compare", "qa": "/qa", "classify": "/classify", "ner": "/ner",
+    "next_sentence": "/next_sentence",
+    # GPT-2's prompting page has no endpoint of its own: /prompt_task is the same call (a "task", one duration)
+    "prompt_gpt": "/prompt_task",
 }
 
 MEDIUM = "openai-community/gpt2-medium"

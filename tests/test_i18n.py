@@ -110,7 +110,7 @@ def test_the_load_and_the_switch_relabel_every_table_of_the_app_even_an_empty_on
 def test_every_page_event_reads_the_look_and_keeps_its_state_and_a_change_of_look_rerenders_once():
     import gradio as gr
 
-    from bg_demo.ui import build_demo, language, page, screen
+    from bg_demo.ui import build_demo, language, lesson, page, screen
     from bg_demo.ui.gradio_compat import block_id, listener, listeners
     from tests.support.pages import rerendering
 
@@ -133,7 +133,11 @@ def test_every_page_event_reads_the_look_and_keeps_its_state_and_a_change_of_loo
     assert sorted(followed) == [(language.ELEM_ID, "input"), (f"{screen.ELEM_ID}-report", "click")]
     assert [block.elem_id for block in rerender.inputs[:2]] == [language.ELEM_ID, screen.ELEM_ID]
     read = {block_id(block) for block in rerender.inputs if isinstance(block, gr.State)}
-    assert read == {block_id(dependency.outputs[-1]) for dependency in events}  # every page's state, and only those
+    # every page's state, and only those, with the lesson's bar (its step) and maker (the link made)
+    kept = {block_id(block) for d in listeners(demo) if getattr(d.fn, "__name__", "") in ("on_query", "made")
+            for block in d.outputs if isinstance(block, gr.State) and block.time_to_live == lesson.STATE_SECONDS}
+    assert len(kept) == 2
+    assert read == {block_id(dependency.outputs[-1]) for dependency in events} | kept
 
 
 def test_kept_results_pass_through_gradios_state_tracking_and_the_rerender(counted):

@@ -150,15 +150,19 @@ def test_a_fine_tuning_run_is_one_worker_and_stop_keeps_its_curve(zero_gpu):
 # through the app) as the dispatcher passes them to `Entry.duration`.
 GUIDED_PATH = [
     ("fill_mask", ("The cat sat on the [MASK].",), {"top_k": 5}),
-    ("mlm_corruption", ("The quick brown fox jumps over the lazy dog.",), {"seed": 0}),
-    ("input_representation", ("My dog is cute.", "He likes playing."), {}),
+    ("classify", ("I loved this movie, the acting was wonderful and the story was moving.",), {}),
+    ("recognize_entities", ("Angela Merkel met Emmanuel Macron in Berlin to talk about the European Union.", "average"),
+     {}),
+    ("answer", ("Who wrote the paper?", "Vaswani and colleagues wrote it."), {}),
     ("next_sentence", ("The man went to the store.", "He bought a gallon of milk."), {}),
-    ("attention", ("The animal didn't cross the street because it was too tired.", "encoder"), {}),
     ("submit_generation", ("Artificial intelligence is", backend.GenerationSettings("greedy", max_new_tokens=40)), {}),
     ("next_token", ("The capital of France is", 1.0, 0, 0.9), {}),
-    ("causal_lm", ("The capital of France is Paris.",), {}),
+    ("attention", ("The animal didn't cross the street because it was too tired.", "encoder"), {}),
     ("compare", ("I went to the bank to deposit cash.",), {}),
-    ("answer", ("Who wrote the paper?", "Vaswani and colleagues wrote it."), {}),
+    ("mlm_corruption", ("The quick brown fox jumps over the lazy dog.",), {"seed": 0}),
+    ("causal_lm", ("The capital of France is Paris.",), {}),
+    ("prompt_task", ("decoder", [["Great.", "positive"]], [["Dull.", "negative"]], "{text} It was {label}.",
+                     {"positive": "good", "negative": "bad"}), {"shots": 4}),
 ]
 
 

@@ -20,6 +20,7 @@ from bg_demo.ui import (
     generate_tab,
     gradio_compat,
     language,
+    lesson,
     next_sentence_tab,
     page,
     payloads,
@@ -70,9 +71,11 @@ def build_demo() -> gr.Blocks:
             reader = page.Reader(language.switch(), screen.box())
         # every tab stays in the bar, on as many lines as the screen needs, instead of a "…" menu
         with gr.Tabs(overflow_behavior="wrap", elem_classes=["bg-main-tabs"]) as tabs:
-            steps = start_tab.build()
+            steps, maker = start_tab.build()
             pages = [p.under(tabs, tab.TAB_ID) for tab in TABS for p in tab.build(reader)]
-        Links(pages).wire(demo, steps)
+        links = Links(pages, lesson.Bar(reader))  # the bar after the tabs: it stays at the window's foot
+        links.wire(demo, steps, reader.lang)
+        maker.wire(reader, links.pages)
         screen.wire(demo, reader)
         language.wire(demo, reader, strings.tables(demo))
         # a closed tab's generations are cancelled when Gradio notices the page is gone

@@ -51,6 +51,11 @@ _CHOOSE = """(lang) => {
 }""" % {"key": json.dumps(STORAGE_KEY)}
 
 
+# the language to switch to on load, or "" for the page's own
+_ASKED = "() => { const lang = window.bgDemoLanguage ? window.bgDemoLanguage() : %(default)s;" \
+    " return lang === %(default)s ? '' : lang; }" % {"default": json.dumps(text.DEFAULT)}
+
+
 def switch() -> gr.Radio:
     """The visible language switch, each language named in itself; `wire` connects it once the page is built."""
     return gr.Radio([(text.NAMES[lang], lang) for lang in text.LANGS], value=text.DEFAULT, show_label=False, label=LABEL,
@@ -75,8 +80,12 @@ def wire(demo: gr.Blocks, reader, tables=()) -> None:
         )
 
     outputs = [radio, *tabs, *(component for component, _ in tables)]
-    demo.load(chosen, radio, outputs, js="() => [window.bgDemoLanguage ? window.bgDemoLanguage() : 'en']",
-              api_visibility="private", queue=False)
+    # On load the browser names its language; only another than the page's own (English) needs the server, so the
+    # box stays empty otherwise and its change event never fires: a server event on load costs a throttled phone
+    # ~0.5 s of its first visit, walking the page's whole tree for every output's loading status (links.wire).
+    asked = gr.Textbox("", visible="hidden", show_label=False, container=False, elem_id=f"{ELEM_ID}-asked")
+    demo.load(None, None, asked, js=_ASKED, api_visibility="private", queue=False)
+    asked.change(chosen, asked, outputs, api_visibility="private", queue=False)
     rerender, inputs, shown = reader.rerendering()
     # queued: a page's figures take a moment to draw, and every client gets its turn
     radio.input(chosen, radio, outputs, js=_CHOOSE, api_visibility="private", queue=False).then(

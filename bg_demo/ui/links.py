@@ -10,12 +10,30 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
+from urllib.parse import parse_qsl
 
 import gradio as gr
 
 from bg_demo.ui.strings import t
 
 RUN = "run"  # the query parameter that runs the page once its fields are filled
+LESSON, STEP, GUIDED = "lesson", "step", "guided"  # a lesson's parameters (`ui.lesson`); the built-in lesson
+LANG_ASKED = "_lang"  # the page's language, which the browser adds to the query it hands the server
+NONCE = "_"  # a new value on each click, so that the same step asked twice still runs
+MOST_STEPS = 12  # steps in a lesson; also the links "Link to this" keeps for one
+LINKS_KEY = "bg_demo.links"  # where the browser keeps the page links it made, newest last, for a lesson
+# on load: the query when it opens a page or a lesson (with the page's language), else nothing
+_LINK_QUERY = f"""() => {{
+  const p = new URLSearchParams(window.location.search);
+  if (!p.has("tab") && !p.has({json.dumps(LESSON)})) return "";
+  p.set({json.dumps(LANG_ASKED)}, window.bgDemoLanguage ? window.bgDemoLanguage() : "");
+  return "?" + p.toString();
+}}"""
+# "Link to this" keeps each link it makes (each once, the newest last, at most MOST_STEPS) for a lesson
+_KEEP_LINK = (f" try {{ const key = {json.dumps(LINKS_KEY)};"
+              " let kept = JSON.parse(localStorage.getItem(key) || '[]'); if (!Array.isArray(kept)) kept = [];"
+              " kept = kept.filter((k) => k !== u); kept.push(u);"
+              f" localStorage.setItem(key, JSON.stringify(kept.slice(-{MOST_STEPS}))); }} catch (e) {{}}")
 
 
 @dataclass(frozen=True, eq=False)  # each Run is its own trigger: compared by identity
@@ -71,6 +89,7 @@ def share_row(page_id: str, fields: dict) -> None:
         " const lang = (document.documentElement.lang || '').split('-')[0];"
         " if (lang && lang !== 'en') p.set('lang', lang);"
         " const u = window.location.origin + window.location.pathname + '?' + p.toString();"
+        f"{_KEEP_LINK}"
         " let copied = false;"
         " if (navigator.clipboard) { try { await navigator.clipboard.writeText(u); copied = true; } catch (e) {} }"
         f" return [u, copied ? {copied} : {ready}]; }}"
@@ -153,21 +172,25 @@ def _plain(value):
 
 class Links:
     """Opens pages: selects their tabs, fills their inputs and, when asked, runs them; everything else is left
-    as it is. A run is started through a hidden trigger per Run, so only the page asked for does any work."""
+    as it is. A run is started through a hidden trigger per Run, so only the page asked for does any work. With a
+    lesson's bar (`ui.lesson.Bar`), a link may open a lesson's step too."""
 
-    def __init__(self, pages: list[Page]):
+    def __init__(self, pages: list[Page], bar=None):
         self.pages = {page.id: page for page in pages}
         self.tabs = list(dict.fromkeys(tabs for page in pages for tabs, _ in page.path))
         self.fields = list(dict.fromkeys(c for page in pages for c in page.fields.values()))
         self.triggers = {run: gr.State(0) for page in pages for run in page.runs}
+        self.bar = bar
 
     def outputs(self) -> list:
-        return [*self.tabs, *self.fields, *self.triggers.values()]
+        return [*self.tabs, *self.fields, *self.triggers.values(), *(self.bar.outputs() if self.bar else [])]
 
     def open(self, page_id: str, values: dict, run: bool = False) -> list:
+        """The updates of `outputs()` but the bar's that open `page_id` with `values` (and run it): all skipped
+        for no page."""
         page = self.pages.get(page_id)
         if page is None:
-            return [gr.skip()] * len(self.outputs())
+            return [gr.skip()] * (len(self.tabs) + len(self.fields) + len(self.triggers))
         selected = dict(page.path)
         tab_updates = [gr.Tabs(selected=selected[tabs]) if tabs in selected else gr.skip() for tabs in self.tabs]
         wanted = {page.fields[name]: convert(page.fields[name], value) if isinstance(value, str) else value
@@ -185,17 +208,34 @@ class Links:
         run_updates = [time.time_ns() if r in started else gr.skip() for r in self.triggers]
         return [*tab_updates, *field_updates, *run_updates]
 
-    def on_load(self, request: gr.Request) -> list:
-        params = dict(request.query_params) if request is not None else {}
+    def on_query(self, query: str) -> list:
+        """Open what the page's query string (`?tab=…&…`, or a lesson's `?lesson=…&step=k`) asks for; a later
+        value of a repeated name wins."""
+        params = dict(parse_qsl(query.lstrip("?"), keep_blank_values=True))
+        if self.bar is not None and LESSON in params:
+            return self.bar.follow(self, params)
         run = _truthy(params.pop(RUN, ""))
-        return self.open(params.pop("tab", ""), params, run)
+        return [*self.open(params.pop("tab", ""), params, run), *(self.bar.skip() if self.bar else [])]
 
-    def wire(self, demo: gr.Blocks, steps=()) -> None:
-        """Read the URL on load; make each (button, page id, values) step open its page and run it."""
+    def wire(self, demo: gr.Blocks, steps=(), lang=None) -> None:
+        """Read the URL on load; make each (button, js) step hand its query to the same handler (`js` returns it:
+        `ui.lesson.step_js`), and the bar's Previous and Next (which read the page's language from `lang`) turn."""
+        # The browser reads its own URL and hands the server the query only when it names a page or a lesson: an
+        # event with a server function marks every output of every event as loading and back, each a walk of the
+        # page's whole component tree, which cost a 4x-throttled phone ~0.5 s of its first visit
+        # (`bench/page_weight.py`). A plain visit leaves the box empty, so its change event never fires.
+        query = gr.Textbox("", visible="hidden", show_label=False, container=False, elem_id="bg-link-query")
+        demo.load(None, None, query, js=_LINK_QUERY, api_visibility="private", queue=False)
         # queued (a run's trigger fires from a queued event only), with no limit: opening never waits on a model
-        demo.load(self.on_load, None, self.outputs(), api_visibility="private", concurrency_limit=None)
-        for button, page_id, values in steps:
-            opened = partial(self.open, page_id, values, True)
-            button.click(opened, None, self.outputs(), api_visibility="private", concurrency_limit=None)
+        # no progress shown on the fields it fills: the page's own run shows its progress, and its result is what
+        # the page script leads into view (assets/view.js)
+        query.change(self.on_query, query, self.outputs(), api_visibility="private", concurrency_limit=None,
+                     show_progress="hidden")
+        for button, js in steps:  # in the page: the step's query, a new one each click
+            button.click(None, None, query, js=js, api_visibility="private", queue=False)
+        if self.bar is not None:
+            for button, by in ((self.bar.previous, -1), (self.bar.next, 1)):
+                button.click(partial(self.bar.turn, self, by), [self.bar.state, lang], self.outputs(),
+                             api_visibility="private", concurrency_limit=None, show_progress="hidden")
         for run, trigger in self.triggers.items():
             trigger.change(run.fn, run.inputs, run.outputs, api_visibility="private", **run.options)

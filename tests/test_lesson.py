@@ -1,0 +1,196 @@
+"""Lessons: the guided path and a teacher's own lesson, carried whole by one link (`bg_demo.ui.lesson`), opened step
+by step by the app's own link handler (`links.Links.on_query`) and its bar's Previous and Next."""
+
+import hashlib
+import zlib
+from base64 import urlsafe_b64encode
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+import gradio as gr
+import pytest
+
+from bg_demo import text
+from bg_demo.errors import InputError
+from bg_demo.look import Look
+from bg_demo.ui import common, lesson
+from bg_demo.ui.gradio_compat import listeners
+from bg_demo.ui.links import LANG_ASKED, convert
+from bg_demo.ui.page import Shown
+
+
+@pytest.fixture(scope="module")
+def app():
+    """The app's own link handler (with its lesson bar) and the maker's handler, from the built app."""
+    from bg_demo.ui import build_demo
+
+    demo = build_demo()
+    found = {getattr(d.fn, "__name__", ""): d for d in listeners(demo)}
+    return found["on_query"].fn.__self__, found["made"].fn
+
+
+def _value(update):
+    return update.get("value") if isinstance(update, dict) else getattr(update, "value", update)
+
+
+def _opened(links, updates) -> dict:
+    """{page's field name: value set}, the tabs selected and whether a run started, from `Links.outputs()` updates."""
+    by = dict(zip(links.outputs(), updates))
+    tabs = {tabs: getattr(by[tabs], "selected", None) for tabs in links.tabs}
+    runs = [r for r, trigger in links.triggers.items() if isinstance(by[trigger], int)]
+    return by, tabs, runs
+
+
+# Eight steps a teacher might make: pages of every kind, their inputs and their view controls, a note on most
+# (markup in one, shown as text; the teacher's language in two), none on one.
+EIGHT = [
+    ("fill_mask", {"text": "Paris is the [MASK] of France.", "top_k": "3"}, "Which guess comes first?"),
+    ("classify", {"text": "Not bad at all."}, "A negation: is it <b>positive</b> *or* not?"),
+    ("ner", {"text": "Ada Lovelace met Charles Babbage in London.", "aggregation": "first"}, ""),
+    ("qa", {"question": "Who met Babbage?", "context": "Ada Lovelace met Charles Babbage in London."},
+     "답은 어디에 있을까요?"),
+    ("generate", {"prompt": "Once upon a time", "strategy": "top_k", "max_new_tokens": "12", "seed": "7"},
+     "同じシードなら同じ文"),
+    ("attention", {"text": "The animal was tired.", "role": "decoder", "layer": "2", "head": "1"}, "Layer 2, head 1"),
+    ("compare", {"text": "I went to the bank.", "layer": "1"}, "Both models, one sentence"),
+    ("mlm", {"text": "The quick brown fox jumps over the lazy dog.", "seed": "3"}, "15% of the words"),
+]
+
+
+def _share_link(page: str, values: dict, lang: str) -> str:
+    """A link as a page's "Link to this" makes it: every field, run=1, the page's language."""
+    params = {"tab": page, **values, "run": "1"}
+    if lang != "en":
+        params["lang"] = lang
+    return "http://127.0.0.1:7860/?" + urlencode(params)
+
+
+@pytest.mark.parametrize("lang", text.LANGS)
+def test_a_teachers_eight_step_lesson_round_trips_pages_inputs_views_and_notes(app, lang):
+    links, made = app
+    lines = "\n".join(f"{_share_link(page, values, lang)} {note}".rstrip() for page, values, note in EIGHT)
+    state, link, error = made(lines, "http://school.example/demo/", lang, 1280)
+    assert _value(error) in ("", None) and link.startswith("http://school.example/demo/?lesson=")
+    query = urlsplit(link).query
+    assert dict(parse_qsl(query)).get("lang") == (None if lang == "en" else lang)  # opens in the teacher's language
+
+    shown = None
+    for k, (page_id, values, note) in enumerate(EIGHT, start=1):
+        if k == 1:  # the link as the browser hands it over on load, with the language it reads from the link
+            updates = links.on_query(f"?{query}&{LANG_ASKED}={lang}")
+        else:  # then Next, from the step the bar keeps
+            updates = links.bar.turn(links, 1, shown, lang)
+        by, tabs, runs = _opened(links, updates[: -len(links.bar.outputs())])
+        page = links.pages[page_id]
+        assert {tabs[t] for t, _ in page.path} == {tab_id for _, tab_id in page.path}  # its tab (and sub-tab)
+        for name, raw in values.items():
+            wanted = convert(page.fields[name], raw)
+            assert wanted is not None and _value(by[page.fields[name]]) == wanted, (page_id, name)
+        assert runs and set(runs) <= set(page.runs)  # it runs, as the guided path does; no other page does
+        row, where, previous, nxt, shown, address, _ = updates[-len(links.bar.outputs()):]
+        counter = Look(lang).words(text.Text("lesson.step", k=k, n=len(EIGHT)))
+        assert where == (f"**{counter}** · {common.plain(note)}" if note else f"**{counter}**")
+        assert row.visible and previous.interactive == (k > 1) and nxt.interactive == (k < len(EIGHT))
+        assert dict(parse_qsl(address.lstrip("?"))) == {"lesson": dict(parse_qsl(query))["lesson"], "step": str(k)}
+    assert "&lt;b&gt;" in lesson.note_words(EIGHT[1][2], lang)  # the teacher's markup is shown as text
+    # Next on the last step stays there; Previous goes back, to the same page and values
+    assert links.bar.turn(links, 1, shown, lang)[-len(links.bar.outputs()):][4].result["k"] == len(EIGHT)
+    back = links.bar.turn(links, -1, shown, lang)
+    by, _, _ = _opened(links, back[: -len(links.bar.outputs())])
+    assert _value(by[links.pages["compare"].fields["text"]]) == "I went to the bank."
+
+
+def test_the_bar_is_reworded_by_the_language_switch(app):
+    links, _ = app
+    updates = links.on_query("?lesson=guided&step=3&_lang=en")
+    shown = updates[-len(links.bar.outputs()):][4]
+    view = next(v for v in links.bar.reader.views if v.state is links.bar.state)
+    for lang, counter in (("ko", "12단계 중 3단계"), ("ja", "ステップ 3 / 12"), ("en", "Step 3 of 12")):
+        words = view.render(shown.result, Look(lang))
+        assert words.startswith(f"**{counter}** · ") and text.t("start.step.3", lang).split(" · ", 1)[1] in words
+
+
+def test_the_guided_path_visits_the_fine_tuned_tasks_and_ends_on_fine_tune_or_prompt(app):
+    links, _ = app
+    steps = lesson.guided()
+    pages = [dict(parse_qsl(query))["tab"] for query, _ in steps]
+    assert {"classify", "ner", "qa"} <= set(pages) and len(set(pages)) == len(pages) <= lesson.MOST_STEPS
+    assert "finetune" in [tab_id for _, tab_id in links.pages[pages[-1]].path]
+    assert pages.index("attention") < pages.index("mlm")  # what the models do, then how they were trained
+    for k, (query, note) in enumerate(steps, start=1):
+        assert text.t(note["key"]).startswith(f"{k} · ")
+        updates = links.on_query(f"?lesson=guided&step={k}")
+        by, _, runs = _opened(links, updates[: -len(links.bar.outputs())])
+        page = links.pages[pages[k - 1]]
+        assert page.runs[0] in runs and set(runs) <= set(page.runs), pages[k - 1]  # every step runs its page
+        for name, raw in dict(parse_qsl(query)).items():
+            if name != "tab":
+                assert _value(by[page.fields[name]]) == convert(page.fields[name], raw)
+
+
+def _noise(seed: int) -> str:
+    """3,200 characters that compress no better than text does."""
+    return "".join(hashlib.sha256(f"{seed}-{i}".encode()).hexdigest() for i in range(50))
+
+
+@pytest.mark.parametrize("lines, key, values", [
+    ("", "lesson.empty", {}),
+    ("  \n\n ", "lesson.empty", {}),
+    ("?tab=fill_mask&text=a\nhttp://x/?tab=nowhere&text=b note", "lesson.not_a_page", {"row": 2}),
+    ("just some words", "lesson.not_a_page", {"row": 1}),
+    ("?tab=classify&text=a " + "n" * 201, "lesson.note_long", {"row": 1, "count": 201, "most": 200}),
+    ("\n".join(["?tab=classify&text=a"] * 13), "lesson.too_many", {"count": 13, "most": 12}),
+    ("\n".join(f"?tab=qa&question=q&context={_noise(k)}" for k in range(4)), "lesson.too_long",
+     {"most": lesson.MOST_CODE}),
+])
+def test_a_lesson_that_does_not_fit_is_refused_in_words_that_say_what_to_change(app, lines, key, values):
+    links, made = app
+    with pytest.raises(InputError) as refused:
+        lesson.make(lines, links.pages)
+    assert refused.value.text.key == key and values.items() <= refused.value.text.values.items()
+    for lang in text.LANGS:  # beside the link box, in the page's language, with the numbers to act on
+        state, link, error = made(lines, "http://x/", lang, 1280)
+        assert link is gr.skip() or _value(link) is None
+        assert error.visible and common.plain(Look(lang).words(refused.value)) in error.value
+        assert all(str(number) in error.value for number in values.values())
+
+
+def test_a_lesson_keeps_only_each_pages_own_fields_and_runs_every_step(app):
+    links, _ = app
+    steps = lesson.make("http://h/app/?tab=classify&text=Hi&lang=ko&run=0&evil=1&lesson=x  a  note \n"
+                        "?tab=fill_mask&text=A+%5BMASK%5D.", links.pages)
+    assert steps == [["tab=classify&text=Hi", "a note"], ["tab=fill_mask&text=A+%5BMASK%5D.", ""]]
+    assert lesson.decode(lesson.encode(steps), links.pages) == steps
+
+
+@pytest.mark.parametrize("code", [
+    "", "guided!", "%%%", "eNoDAAAAAAE",  # empty, not base64, an empty document
+    lesson.encode([]), lesson.encode([["tab=nowhere", ""]]), lesson.encode([["tab=classify", 3]]),
+    lesson.encode([["tab=classify&text=a", ""]] * 13), lesson.encode([["tab=classify", "n" * 201]]),
+    lesson.encode([["tab=classify", ""]])[:-6],  # cut short
+    urlsafe_b64encode(zlib.compress(b"[" * 1_000_000, 9)).decode().rstrip("="),  # 1.4 KB inflating to 1 MB
+])
+def test_a_damaged_lesson_link_opens_nothing_and_says_so_in_the_bar(app, code):
+    links, _ = app
+    with pytest.raises(InputError) as refused:
+        lesson.decode(code, links.pages)
+    assert refused.value.text.key == "lesson.damaged"
+    updates = links.on_query("?" + urlencode({"lesson": code, "step": "2", LANG_ASKED: "ja"}))
+    assert all(update == gr.skip() for update in updates[: -len(links.bar.outputs())])  # no page opened
+    row, where, previous, nxt, shown, address, error = updates[-len(links.bar.outputs()):]
+    assert row.visible and not previous.interactive and not nxt.interactive and isinstance(shown, Shown)
+    assert error.visible and common.plain(text.t("lesson.damaged", "ja")) in error.value
+
+
+def test_a_step_out_of_range_opens_the_nearest_and_an_expired_bar_does_nothing(app):
+    links, _ = app
+    n = len(lesson.guided())
+    for asked, k in (("0", 1), ("-3", 1), ("99", n), ("two", 1), ("", 1)):
+        shown = links.on_query(f"?lesson=guided&step={asked}")[-len(links.bar.outputs()):][4]
+        assert shown.result["k"] == k
+    assert all(update == gr.skip() for update in links.bar.turn(links, 1, None, "en"))
+
+
+def test_the_makers_words_name_the_limits_it_enforces():
+    for lang in text.LANGS:
+        how = text.t("lesson.how", lang)
+        assert str(lesson.MOST_STEPS) in how and str(lesson.MOST_NOTE) in how

@@ -1,0 +1,177 @@
+"""A lesson in a real browser, at the sizes a class uses: the projector (1024×768) and a student's phone (390×844).
+Each step of the guided path lands with its result on the first screen and Next on screen, the page never scrolling
+sideways; a teacher's own lesson, made on the Start tab from the links they made, opens in their language, step by
+step, with its pages, inputs and notes, and keeps its place through a language switch."""
+
+import json
+import re
+from urllib.parse import urlencode
+
+import pytest
+from playwright.sync_api import expect
+
+from bg_demo import text
+from bg_demo.ui import lesson
+from bg_demo.ui.gradio_compat import MARKUP
+
+expect.set_options(timeout=60_000)  # a run on a busy 2-core machine
+SIZES = {"phone": (390, 844), "projector": (1024, 768)}
+WHERE = f"{MARKUP['block']}.bg-lesson-where"  # the bar's line (its Markdown's box)
+ROOM = 100  # px of a result that must show above the bar: its first output's top, and something of it
+
+# Records, in the page, each output block whose status tracker changes, busy or done (Gradio's markup, as
+# bg_demo/ui/gradio_compat.py names it): the first after a step is the top of the step's result. The app's own
+# scrolling (assets/view.js) reads the same; this test reads only where it ends.
+_RECORD = """((GRADIO) => {
+  window.__busy = [];
+  new MutationObserver((mutations) => {
+    for (const m of mutations) {
+      const el = m.target;
+      if (!(el instanceof Element) || !el.classList.contains(GRADIO.tracker)) continue;
+      if (!GRADIO.tracker_shown.some((name) => el.classList.contains(name))) continue;
+      const block = el.closest(GRADIO.block);
+      if (block && block.closest(GRADIO.tab_panel) && !window.__busy.includes(block)) window.__busy.push(block);
+    }
+  }).observe(document, {subtree: true, attributes: true, attributeFilter: ["class"]});  // no <html> yet
+})(%s);""" % json.dumps(MARKUP)
+
+# where the step's first output is, where the bar is, and how far the page scrolls sideways
+_WHERE = """() => {
+  const first = window.__busy.find((block) => block.isConnected && block.getClientRects().length);  // shown
+  const bar = document.querySelector(".bg-lesson").getBoundingClientRect();
+  const next = document.querySelector(".bg-lesson-next").getBoundingClientRect();
+  return {top: first ? first.getBoundingClientRect().top : null, height: window.innerHeight, bar: bar.top,
+          next: [next.top, next.bottom, next.left, next.right], width: window.innerWidth,
+          sideways: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth) - window.innerWidth};
+}"""
+
+
+def _idle(page) -> None:
+    page.wait_for_function("() => window.__busy.length > 0 && !document.querySelector('.generating, .pending')",
+                           timeout=90_000)
+
+
+def _settled(page) -> dict:
+    """Where things are once the page has stopped scrolling: a finished result is kept in view while it is drawn
+    (view.js's SETTLE_MS, 3 s), so the page must keep still for a while, up to 4 s."""
+    still, last = 0, None
+    for _ in range(20):
+        page.wait_for_timeout(200)
+        now = page.evaluate("() => [window.scrollY, document.documentElement.scrollHeight]")
+        still = still + 1 if now == last else 0
+        last = now
+        if still >= 5:
+            break
+    return page.evaluate(_WHERE)
+
+
+@pytest.fixture(params=list(SIZES), scope="module")
+def size(request):
+    return request.param
+
+
+def _page(browser, size, lang="en"):
+    width, height = SIZES[size]
+    page = browser.new_page(viewport={"width": width, "height": height}, is_mobile=size == "phone",
+                            has_touch=size == "phone", locale={"en": "en-US", "ko": "ko-KR", "ja": "ja-JP"}[lang])
+    page.set_default_timeout(60_000)
+    page.add_init_script(_RECORD)
+    return page
+
+
+def test_every_guided_step_lands_with_its_result_and_next_on_the_first_screen(browser, app_url, size):
+    page = _page(browser, size)
+    steps = lesson.guided()
+    page.goto(f"{app_url}?lesson=guided&step=1")
+    for k in range(1, len(steps) + 1):
+        expect(page.locator(WHERE)).to_contain_text(f"Step {k} of {len(steps)}")
+        _idle(page)
+        where = _settled(page)
+        tab = dict(p.split("=", 1) for p in steps[k - 1][0].split("&"))["tab"]
+        assert where["top"] is not None, f"step {k} ({tab}): no output ran"
+        assert 0 <= where["top"] <= where["bar"] - ROOM, f"step {k} ({tab}) at {size}: result at {where}"
+        top, bottom, left, right = where["next"]
+        assert 0 <= top and bottom <= where["height"] and 0 <= left and right <= where["width"], where
+        assert where["sideways"] <= 0, f"step {k} ({tab}) at {size} scrolls sideways by {where['sideways']} px"
+        assert f"step={k}" in page.url  # a reload stays on the step
+        if k < len(steps):
+            page.evaluate("window.__busy = []")
+            page.locator(".bg-lesson-next").click()
+    expect(page.locator(".bg-lesson-next")).to_be_disabled()
+    page.close()
+
+
+def test_a_start_step_opens_the_path_there_and_previous_goes_back(browser, app_url):
+    page = _page(browser, "projector")
+    page.goto(app_url)
+    page.get_by_role("button", name=text.t("start.step.4")).click()
+    expect(page.locator(WHERE)).to_contain_text("Step 4 of 12")
+    expect(page.get_by_role("tab", name=text.t("qa.tab"), exact=True)).to_have_attribute("aria-selected", "true")
+    _idle(page)
+    page.evaluate("window.__busy = []")
+    page.locator(".bg-lesson-previous").click()
+    expect(page.locator(WHERE)).to_contain_text("Step 3 of 12")
+    expect(page.get_by_role("tab", name=text.t("ner.tab"), exact=True)).to_have_attribute("aria-selected", "true")
+    _idle(page)
+    where = _settled(page)
+    assert 0 <= where["top"] <= where["bar"] - ROOM, where
+    page.close()
+
+
+# a teacher's lesson: (page, its tab's label key, the text box's value, what else the link sets, the note)
+LESSON = [
+    ("fill_mask", "fill_mask.tab", "Paris is the [MASK] of France.", {"top_k": "3"}, "1위 단어는?"),
+    ("classify", "classify.tab", "Not bad at all.", {}, "부정문일까요? <b>굵게</b>"),
+    ("ner", "ner.tab", "Ada Lovelace met Charles Babbage in London.", {"aggregation": "first"}, ""),
+    ("next_sentence", "nsp.tab", "The man went to the store.", {"second": "He bought milk."}, "다음 문장"),
+    ("generate", "generate.tab", "Once upon a time", {"strategy": "greedy", "max_new_tokens": "8"}, "그리디"),
+    ("attention", "attention.tab", "The animal was tired.", {"role": "encoder"}, "어텐션"),
+    ("compare", "compare.tab", "I went to the bank.", {}, "두 모델"),
+    ("classify", "classify.tab", "What a wonderful day.", {}, "다시 감정 분석"),
+]
+
+
+def _field(page_id: str) -> str:
+    return {"generate": "prompt", "next_sentence": "first"}.get(page_id, "text")
+
+
+def test_a_teachers_lesson_made_from_their_links_opens_in_their_language_step_by_step(browser, app_url):
+    links = [f"{app_url}?" + urlencode({"tab": page_id, _field(page_id): value, **more, "run": "1", "lang": "ko"})
+             for page_id, _, value, more, _ in LESSON]
+    teacher = _page(browser, "projector", "ko")
+    teacher.add_init_script(f"localStorage.setItem({json.dumps(lesson.LINKS_KEY)}, {json.dumps(json.dumps(links))})")
+    teacher.goto(f"{app_url}?lang=ko")
+    teacher.get_by_text(text.t("lesson.title", "ko")).click()
+    teacher.get_by_role("button", name=text.t("lesson.fill", "ko")).click()
+    box = teacher.locator(".bg-lesson-lines textarea")
+    expect(box).to_have_value("\n".join(links))
+    box.fill("\n".join(f"{link} {note}".rstrip() for link, (*_, note) in zip(links, LESSON)))
+    teacher.get_by_role("button", name=text.t("lesson.make", "ko")).click()
+    made = teacher.locator(".bg-lesson-link textarea, .bg-lesson-link input").first
+    expect(made).to_have_value(re.compile(r"lesson="))
+    link = made.input_value()
+    assert link.startswith(app_url) and "lang=ko" in link
+    teacher.close()
+
+    student = _page(browser, "phone", "en")  # a browser in English: the link opens the lesson in Korean
+    student.goto(link)
+    for k, (page_id, tab_key, value, more, note) in enumerate(LESSON, start=1):
+        where = student.locator(WHERE)
+        expect(where).to_contain_text(f"{len(LESSON)}단계 중 {k}단계")
+        if note:
+            expect(where).to_contain_text(note)  # the teacher's words as written, markup shown as text
+        expect(student.get_by_role("tab", name=text.t(tab_key, "ko"), exact=True)).to_have_attribute(
+            "aria-selected", "true")
+        student.wait_for_function("([panel, value]) => [...document.querySelectorAll(panel + ' textarea')]"
+                                  ".some((box) => box.offsetParent && box.value === value)",
+                                  arg=[MARKUP["tab_panel"], value])
+        _idle(student)
+        if k == 4:  # the language switch keeps the lesson's place and rewords its bar
+            student.locator("#bg-language input[value=ja]").click()
+            expect(where).to_contain_text(f"ステップ {k} / {len(LESSON)}")
+            student.locator("#bg-language input[value=ko]").click()
+            expect(where).to_contain_text(f"{len(LESSON)}단계 중 {k}단계")
+        if k < len(LESSON):
+            student.evaluate("window.__busy = []")
+            student.locator(".bg-lesson-next").click()
+    student.close()
