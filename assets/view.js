@@ -32,12 +32,15 @@
     }
   };
   // a finished output may still grow (a chart is drawn after its data arrives): keep it in view while it does
+  // (until the reader does something: opening a panel under the result must not pull the page back to it)
   const settle = (el) => {
     lead(el);
     const sizes = new ResizeObserver(() => lead(el));
     sizes.observe(el);
     sizes.observe(document.body);  // and while what is above it settles (a box filled, a tracker gone)
-    setTimeout(() => sizes.disconnect(), SETTLE_MS);
+    const done = () => sizes.disconnect();
+    setTimeout(done, SETTLE_MS);
+    for (const kind of ["pointerdown", "wheel", "touchstart", "keydown"]) window.addEventListener(kind, done, {capture: true, once: true});
   };
   // a result starts in the upper part of the screen, so what follows its first output is in view too
   // (a little above it too: a one-line summary over a table or figure shows no progress of its own)
@@ -89,7 +92,10 @@
       return;
     }
     // an examples table is redrawn when clicked: its column stands for it
-    if (el.closest(GRADIO.run_button)) started(el.closest(GRADIO.run_button));
+    // a page's run button, or another that computes a result under it (the app's bg-run: "Explain this
+    // prediction", "Show where the answer looks")
+    const run = el.closest(GRADIO.run_button) || el.closest(".bg-run");
+    if (run) started(run);
     else if (el.closest(".bg-examples")) started(el.closest(".bg-examples"));
     const about = el.closest(".bg-about");
     if (about && about.dataset.bgRead) setFolded(about, !about.classList.contains("bg-folded"));

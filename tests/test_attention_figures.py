@@ -449,3 +449,21 @@ def test_attention_figures_say_what_they_show():
     h, q, k = np.unravel_index(np.argmax(heads), heads.shape)
     alt = layer_heads(result, EN, 0).layout.meta["alt"]
     assert f"{heads[h, q, k]:.3f}, is in head {h}, from '{result.tokens[q]}' to '{result.tokens[k]}'" in alt
+
+
+@pytest.mark.parametrize(("query", "span"), [(0, 1), (20, 3), (37, 3)])
+def test_the_focus_map_names_the_tokens_it_shows(query, span):
+    """The map under the strip shows tokens k0..k1 around the chosen rows: its title says which, in every language
+    (it said "13 tokens a side" for a window of rows 0-12: 13 was its whole width)."""
+    from bg_demo.backend.attention import attention_view, focus_keys
+    from bg_demo.figures.attention import focus_view
+
+    result = long_tokens(40)
+    first = attention_view(result, "focus", 0, 1, query=query, span=span).query_start
+    k0, k1 = focus_keys(40, first, first + span - 1)
+    for lang in ("en", "ko", "ja"):
+        fig = focus_view(result, Look(lang), 0, 1, query=query, span=span)
+        titles = [a["text"] for a in fig.to_dict()["layout"]["annotations"]]
+        assert any(f"{k0}–{k1}" in title for title in titles), titles
+        heat = [trace for trace in fig.to_dict()["data"] if trace["type"] == "heatmap"][-1]
+        assert array(heat["z"]).shape[0] == k1 - k0 + 1  # the map is that window

@@ -383,11 +383,11 @@ def test_bad_settings_say_what_to_change(kwargs, message):
         generate(**kwargs)
 
 
-def _result(lengths, done=True, stopped="max new tokens", seconds=2.0, waiting=0) -> GenerationResult:
+def _result(lengths, done=True, stopped="max new tokens", seconds=2.0, waiting=0, ended=()) -> GenerationResult:
     token = TokenInfo("a", 1, 0.5, 1)
     generated = tuple((token,) * n for n in lengths)
     return GenerationResult("Once", "top_p", ("a",) * len(lengths), generated, (), None, {}, seconds, done,
-                            stopped if done else "", "decoder", waiting)
+                            stopped if done else "", "decoder", waiting, ended)
 
 
 @pytest.mark.parametrize(
@@ -403,6 +403,13 @@ def _result(lengths, done=True, stopped="max new tokens", seconds=2.0, waiting=0
         (_result([15, 15, 15], stopped="stopped"),
          "3 sequences × 15 new tokens in 2.0 s (22.5 tokens/s in all) · stopped after 15 tokens (Stop pressed)"),
         (_result([1], stopped="stopped"), "1 new token in 2.0 s (0.5 tokens/s) · stopped after 1 token (Stop pressed)"),
+        # some sequences made their end-of-text token before the others stopped: each reason, with how many
+        (_result([12, 40, 40], ended=(True, False, False)),
+         "3 sequences × 12–40 new tokens in 2.0 s (46.0 tokens/s in all) · 1 of 3 stopped at the end-of-text token; "
+         "the rest at the new-token limit"),
+        (_result([7, 9, 15], stopped="stopped", ended=(True, True, False)),
+         "3 sequences × 7–15 new tokens in 2.0 s (15.5 tokens/s in all) · 2 of 3 stopped at the end-of-text token; "
+         "the rest when Stop was pressed"),
         (_result([1], done=False), "writing… 1 new token so far"),
         (_result([5, 5], done=False), "writing… 2 sequences × 5 new tokens so far"),
         (_result([], done=False, waiting=1), "waiting for a free place: 1 request ahead of yours…"),
@@ -499,3 +506,29 @@ def test_stop_and_a_closed_tab_end_the_page_s_generation_through_its_session(end
     assert summary == generate_tab.status(result, Look()) and "(Stop pressed)" in summary
     assert raw["done"] and len(raw["generated"][0]) == result.n_tokens  # every token so far, with its probability
     assert SESSIONS.streams(request.session_hash) == set()
+
+
+@pytest.mark.parity
+def test_each_sequence_says_whether_it_made_its_end_of_text_token():
+    """`ended`, per sequence: a sampled row ends at its end-of-text token, its last, while the others go on to the
+    limit (the status then gives both reasons). The tiny model rarely makes GPT-2's own end-of-text token, so its
+    most likely first token stands in for it."""
+    from bg_demo.backend import models
+
+    tokenizer = models.get("decoder").tokenizer
+    likely = generate("The", "greedy", max_new_tokens=1).generated[0][0].token_id
+    own = tokenizer.eos_token_id
+    tokenizer.eos_token_id = likely  # the tokenizer keeps it among its special tokens: set back below
+    try:
+        assert tokenizer.eos_token_id == likely
+        for seed in range(40):
+            result = generate("The", "top_k", max_new_tokens=12, num_return_sequences=3, seed=seed, top_k=3)
+            assert len(result.ended) == 3
+            for tokens, ended in zip(result.generated, result.ended):
+                assert ended == (tokens[-1].token_id == likely)  # its last token, and only then
+                assert ended or len(tokens) == 12  # a row that did not end went on to the limit
+            if 0 < sum(result.ended) < 3:
+                break
+    finally:
+        tokenizer.eos_token_id = own
+    assert 0 < sum(result.ended) < 3 and result.stopped == "max new tokens"  # a mixed run, found and said so

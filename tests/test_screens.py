@@ -284,3 +284,50 @@ def test_an_over_long_paste_is_refused_with_its_length_and_nothing_is_cut(browse
     box.press("Enter")
     expect(_visible(page, ".bg-error").first).to_contain_text("5,006 characters long; the limit is 2,000")
     page.close()
+
+
+def test_generates_status_is_on_screen_after_several_long_sequences(browser, app_url):
+    """Five sequences of 200 tokens on a projector: the status line (how many, how long, why each stopped) heads the
+    result, in view when the run ends, where it was ~2,000 px below the screen under the sequences."""
+    page = browser.new_page(viewport={"width": 1024, "height": 768})
+    page.goto(f"{app_url}?tab=generate&prompt=Once+upon+a+time&strategy=top_p&max_new_tokens=200&sequences=5&seed=1"
+              "&run=1")
+    status = page.get_by_text(re.compile(r"5 sequences × .* new tokens? in .* s"))
+    expect(status).to_be_visible(timeout=90_000)
+    _idle(page)
+    page.wait_for_function(_IN_VIEW, arg=status.element_handle(), timeout=10_000)
+    texts = _visible(page, ".bg-tokens")
+    assert texts.count() == 5 and texts.nth(4).bounding_box()["y"] > 768  # the sequences go on below it
+    page.close()
+
+
+def test_an_explanation_is_brought_into_view_and_a_panel_opened_after_a_result_stays_open(browser, app_url):
+    """On a phone: "Explain this prediction" computes under its button, and its result is brought into view as a
+    run's is (it stayed under the fold); a panel opened within the 3 s a finished result is kept in view is not
+    pulled back to that result."""
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page.goto(f"{app_url}?tab=classify&text=Not+bad+at+all%2C+I+suppose.&run=1")
+    expect(_visible(page, PLOT).first).to_be_visible(timeout=60_000)
+    _idle(page)
+    panel = _visible(page, "text=Why? Attention from the prediction").first
+    panel.click()
+    button = page.get_by_role("button", name="Explain this prediction")
+    button.scroll_into_view_if_needed()
+    button.click()
+    plot = _visible(page, f"{PLOT}").nth(1)  # the page's chart, then the explanation's
+    expect(plot).to_be_visible(timeout=90_000)
+    _idle(page)
+    explained = _visible(page, "text=Attention and attribution, token by token").first
+    page.wait_for_function(_IN_VIEW, arg=explained.element_handle(), timeout=10_000)
+
+    # a new result, and at once a panel far under it folded by the reader: the page stays where they took it
+    page.get_by_role("button", name="Classify", exact=True).click()
+    _idle(page)
+    page.mouse.wheel(0, 400)  # the reader scrolls down to it
+    page.wait_for_timeout(300)
+    _visible(page, "text=Raw result (JSON, as the API returns it)").first.click()
+    y = page.evaluate("window.scrollY")
+    assert y > 300
+    page.wait_for_timeout(3_500)
+    assert abs(page.evaluate("window.scrollY") - y) < 40
+    page.close()

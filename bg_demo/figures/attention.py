@@ -465,7 +465,7 @@ def focus_view(result, look: Look, layer: int, head: int, hide_special: bool = F
     strip_px = FOCUS_STRIP_PX * rows.shape[0]
     map_px = plot_px(look, NARROW_LABEL_PX) if narrow else min(MAP_MAX_HEIGHT_FOCUS, 20 * len(near_names))
     gap_px = 90  # the strip's key labels and the map's title between the two
-    titles = [look.t("fig.attention.focus_row", n=rows.shape[0]), look.t("fig.attention.focus_map", radius=k1 - k0 + 1)]
+    titles = [look.t("fig.attention.focus_row", n=rows.shape[0]), look.t("fig.attention.focus_map", start=k0, end=k1)]
     fig = make_subplots(rows=2, cols=1, row_heights=[strip_px, map_px],
                         vertical_spacing=gap_px / (strip_px + map_px + gap_px), subplot_titles=titles)
     fig.add_trace(go.Heatmap(z=thousandths(strip), x=strip_x, y=strip_y, coloraxis="coloraxis",

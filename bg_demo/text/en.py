@@ -195,6 +195,10 @@ EN = {
     "generate.why.max new tokens": "stopped at the new-token limit",
     "generate.why.time budget": "stopped at the time limit of {seconds:.0f} s",
     "generate.why.stopped": "stopped after {tokens} token{plural} (Stop pressed)",
+    "generate.why.mixed": "{ended} of {sequences} stopped at the end-of-text token; the rest {rest}",
+    "generate.rest.max new tokens": "at the new-token limit",
+    "generate.rest.time budget": "at the time limit of {seconds:.0f} s",
+    "generate.rest.stopped": "when Stop was pressed",
     # next-token lab
     "lab.sub": "Next-token lab",
     "lab.about": (
@@ -633,7 +637,7 @@ EN = {
     "fig.attention.every_head_full": "each thumbnail is one head's map",
     "fig.attention.lines_thinned": "the {n} strongest lines (weights from {weight}); hover a column for every token",
     "fig.attention.focus_row": "the chosen queries across every key",
-    "fig.attention.focus_map": "the map around them, {radius} tokens a side",
+    "fig.attention.focus_map": "the map around them, tokens {start}–{end}",
     "fig.attention.focus_title": "Layer {layer}, head {head}: where '{query}' #{at} looks",
     "fig.attention.focus_subtitle": "looks most at {keys}",
     "fig.attention.mean_title": "Layer {layer}: the mean of its heads",

@@ -202,6 +202,10 @@ JA: dict[str, str] = {
     "generate.why.max new tokens": "新しいトークン数の上限で停止",
     "generate.why.time budget": "制限時間 {seconds:.0f} 秒で停止",
     "generate.why.stopped": "{tokens} トークンで停止（停止ボタン）",
+    "generate.why.mixed": "{sequences} 系列中 {ended} 系列はテキスト終了トークンで停止、残りは{rest}",
+    "generate.rest.max new tokens": "新しいトークン数の上限で停止",
+    "generate.rest.time budget": "制限時間 {seconds:.0f} 秒で停止",
+    "generate.rest.stopped": "停止ボタンで停止",
     # next-token lab
     "lab.sub": "次トークン実験室",
     "lab.about": (
@@ -687,7 +691,7 @@ JA: dict[str, str] = {
     "fig.attention.every_head_full": "縮小版 1 つが 1 ヘッドのマップ",
     "fig.attention.lines_thinned": "最も強い {n} 本の線（重み {weight} 以上）。列にカーソルを合わせるとすべてのトークンが出ます",
     "fig.attention.focus_row": "選んだクエリの全キーへの重み",
-    "fig.attention.focus_map": "その周りのマップ、1 辺 {radius} トークン",
+    "fig.attention.focus_map": "その周りのマップ（トークン {start}–{end}）",
     "fig.attention.focus_title": "層 {layer}、ヘッド {head}：「{query}」#{at} が見ているところ",
     "fig.attention.focus_subtitle": "最もよく見ているのは {keys}",
     "fig.attention.mean_title": "層 {layer}：ヘッドの平均",

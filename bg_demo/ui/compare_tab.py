@@ -198,7 +198,7 @@ def _masked_section(reader, models: dict) -> Task:
 
 def _facts_section(reader, models: dict) -> tuple[Task, gr.Checkbox]:
     gr.Markdown(joined("compare.facts.title", "compare.facts.about"))
-    button = gr.Button(t("compare.facts.run"))
+    button = gr.Button(t("compare.facts.run"), elem_classes=["bg-run"])
     facts = table("compare.facts.headers", label=t("compare.facts.table"), interactive=False, render=False)
     held = gr.Markdown(render=False)
     raw = gr.JSON(render=False)

@@ -293,7 +293,7 @@ def _build_try(reader, role: str) -> None:
     with gr.Accordion(t("ft.try"), open=True):
         with gr.Row(equal_height=True):
             sentence = gr.Textbox(label=t("ft.sentence"), max_lines=2, scale=4)
-            button = gr.Button(t("ft.try_run"), scale=1, min_width=140)
+            button = gr.Button(t("ft.try_run"), scale=1, min_width=140, elem_classes=["bg-run"])
         bars = gr.Plot(label=t("ft.try_result"), render=False)
 
         def compute(text_, request=None):
@@ -352,7 +352,7 @@ def summary_rows(look: Look, prompts, tunes, scored) -> dict:
 
 def _build_summary(reader, train, test, prompt_tasks, tune_tasks) -> Page:
     gr.Markdown(t("ft.summary.about"))
-    button = gr.Button(t("ft.checkpoint_run"))
+    button = gr.Button(t("ft.checkpoint_run"), elem_classes=["bg-run"])
     line = gr.Markdown(render=False)
     raw = gr.JSON(render=False)
     task = Task(reader, checkpoint, lambda result, look: (checkpoint_line(result, look), result.to_dict()),

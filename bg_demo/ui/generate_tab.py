@@ -37,8 +37,14 @@ def status(result, look: Look) -> str:
     if not result.done:
         return t(f"generate.streaming{several}", plural=_plural(each if several else result.n_tokens), **counts)
     rate = result.n_tokens / result.seconds if result.seconds > 0 else 0.0
-    why = t(f"generate.why.{result.stopped}", tokens=lengths[-1], plural=_plural(lengths[-1]),
-            seconds=LIMITS.generation_seconds)
+    ended = sum(result.ended)
+    if len(lengths) > 1 and 0 < ended < len(lengths) and result.stopped in ("max new tokens", "time budget", "stopped"):
+        # some sequences made their end-of-text token first: each reason, with how many it stopped
+        rest = t(f"generate.rest.{result.stopped}", seconds=LIMITS.generation_seconds)
+        why = t("generate.why.mixed", ended=ended, sequences=len(lengths), rest=rest)
+    else:
+        why = t(f"generate.why.{result.stopped}", tokens=lengths[-1], plural=_plural(lengths[-1]),
+                seconds=LIMITS.generation_seconds)
     return t(f"generate.status{several}", seconds=result.seconds, rate=rate, why=why,
              plural=_plural(each if several else result.n_tokens), **counts)
 
@@ -188,7 +194,10 @@ def _build_generation(reader, model) -> Page:
                                            **task.options)
 
     loaded = common.localized("generate", make)
-    task.render()
+    # the status line first: after Stop with several long sequences it was screens below them, out of sight
+    task.render([summary, text, beams])
+    with gr.Accordion(t("common.raw"), open=False):
+        raw.render()
     page = task.wire(run, prompt)
     # Stop ends a running generation with its result so far, then cancels any still waiting in the queue
     stop.click(stop_generating, None, None, api_visibility="private", concurrency_limit=None).then(

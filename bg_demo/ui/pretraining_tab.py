@@ -93,7 +93,7 @@ def _build_mlm(reader, model) -> Page:
         seed = gr.Number(0, label=t("pre.seed"), scale=1)
     with gr.Row():
         button = gr.Button(t("pre.corrupt"), variant="primary")
-        again = gr.Button(t("pre.reroll"))
+        again = gr.Button(t("pre.reroll"), elem_classes=["bg-run"])
     tokens = table("pre.token_headers", label=t("pre.tokens"), interactive=False, render=False)
     guesses = table("pre.target_headers", label=t("pre.targets"), interactive=False, render=False)
     loss = gr.Markdown(render=False)
@@ -118,7 +118,7 @@ def _build_nsp(reader, model) -> Page:
         second = gr.Textbox(label=t("nsp.second"), value="He bought a gallon of milk.")
     with gr.Row():
         button = gr.Button(t("nsp.run"), variant="primary")
-        swap = gr.Button(t("pre.swap"))
+        swap = gr.Button(t("pre.swap"), elem_classes=["bg-run"])
     scores = gr.Plot(label=t("nsp.scores"), render=False)
     segments = gr.HighlightedText(label=t("nsp.segments"), render=False)
     raw = gr.JSON(render=False)

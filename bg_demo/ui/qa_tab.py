@@ -81,7 +81,7 @@ def looks_section(reader, raw: gr.JSON) -> None:
     answer on screen (one model run), layer and head sliders, and the figure they redraw from the kept rows."""
     with gr.Accordion(t("qa.attention.title"), open=False):
         gr.Markdown(t("qa.attention.about"))
-        button = gr.Button(t("qa.attention.run"), variant="secondary")
+        button = gr.Button(t("qa.attention.run"), variant="secondary", elem_classes=["bg-run"])
         said = gr.Markdown(render=False)
         # a group of its own, as the "Why?" panel's: the answers' group runs many at once (`common.BATCHED`)
         task = Task(reader, attention, note, {"raw": raw}, [said], page_id=f"{TAB_ID}_attention")

@@ -79,7 +79,7 @@ def section(reader, explain, inputs: dict, *, page_id: str, api_name: str, link=
             inputs = {**inputs, **(choices() if choices else {})}
             layer = gr.Dropdown(_layers(LAYERS), value="last", label=t("why.layer"), min_width=120)
             head = gr.Dropdown(_heads(HEADS), value="mean", label=t("why.head"), min_width=120)
-            button = gr.Button(t("why.run"), variant="secondary", min_width=160)
+            button = gr.Button(t("why.run"), variant="secondary", min_width=160, elem_classes=["bg-run"])
         plot = gr.Plot(label=t("why.plot"), render=False)
         notes = gr.Markdown(render=False)
         raw = gr.JSON(render=False)

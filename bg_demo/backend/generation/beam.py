@@ -130,7 +130,8 @@ def _search(loaded, request: Request, handle: Handle, base: GenerationResult) ->
         return replace(
             base, texts=tuple(recorder.tokenizer.decode(row, skip_special_tokens=True) for row in rows),
             generated=tuple(recorder.tokens(row) for row in rows), beam_steps=tuple(recorder.steps),
-            seconds=time.monotonic() - started, **fields,
+            seconds=time.monotonic() - started,
+            ended=tuple(bool(row) and row[-1] == recorder.tokenizer.eos_token_id for row in map(list, rows)), **fields,
         )
 
     def between_steps(recorder: BeamRecorder) -> None:

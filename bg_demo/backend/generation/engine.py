@@ -405,6 +405,7 @@ def snapshot(running: _Running, tokenizer, stopped: str) -> GenerationResult:
         running.base, texts=tuple(tokenizer.decode(ids, skip_special_tokens=True) for ids in rows),
         generated=tuple(tuple(tokens) for tokens in running.tokens),
         seconds=time.monotonic() - running.started, done=bool(stopped), stopped=stopped,
+        ended=tuple(bool(ids) and ids[-1] == tokenizer.eos_token_id for ids in rows),
     )
 
 

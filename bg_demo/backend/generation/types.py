@@ -115,6 +115,7 @@ class GenerationResult(Result):
     stopped: str  # "end of text", "max new tokens", "time budget", "stopped", or "" while running
     model_id: str
     waiting: int = 0  # requests ahead of this one while it waits to start (0 once running)
+    ended: tuple[bool, ...] = ()  # per continuation, whether it has made its end-of-text token (its last)
 
     @property
     def n_tokens(self) -> int:
