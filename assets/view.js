@@ -128,6 +128,38 @@
   }
   const asked = new URLSearchParams(location.search);
   if (/^(1|true|yes|on)$/i.test(asked.get("run") || "") || asked.has("lesson")) stepping();
+  // A chart its page's controls redraw (bg-redrawn, its controls in bg-redraws: the Attention tab's map) shows it
+  // is being drawn from the moment a control moves or the page runs: Gradio's own progress shows only once the
+  // request is on its way and ends when the figure arrives, before Plotly draws it (seconds for 512 tokens on a
+  // slow phone). The cue ends when Plotly has drawn, the page says what went wrong, or nothing came to draw.
+  // The cue is set on the press itself (pointerdown), before the click's own work, which Gradio does at once and
+  // which on a slow phone keeps the page from painting for a second; a slider's keys and a typed number set it too.
+  const DRAWING = "bg-drawing";
+  const NOTHING_DRAWN_MS = 800;  // after the figure's request ends, with no drawing begun: nothing will come
+  const NOTHING_ASKED_MS = 3000;  // after a press that asked for nothing (the view already chosen)
+  const drawing = (panel, on) => {
+    if (!panel) return;
+    for (const chart of panel.querySelectorAll(".bg-redrawn")) {
+      if (panelOf(chart) !== panel) continue;
+      chart.classList.toggle(DRAWING, on);
+      if (on) chart.setAttribute("aria-busy", "true"); else chart.removeAttribute("aria-busy");
+      clearTimeout(chart.bgNothing);
+      if (on) chart.bgNothing = setTimeout(() => drawing(panel, false), NOTHING_ASKED_MS);
+    }
+  };
+  const redrawn = (event) => {
+    const el = event.target instanceof Element ? event.target : null;
+    if (!el) return;
+    const controls = el.closest(".bg-redraws");
+    if (controls && el.closest("label, input, li")) drawing(panelOf(controls), true);  // a choice, a box, an option
+    else if (event.type === "pointerdown" && el.closest(GRADIO.run_button)) drawing(panelOf(el), true);
+  };
+  for (const kind of ["pointerdown", "input", "change"]) document.addEventListener(kind, redrawn, true);
+  const drawnBy = (plot) => {  // Plotly's own event, once per chart element
+    if (plot.bgWatched || typeof plot.on !== "function") return;
+    plot.bgWatched = true;
+    plot.on("plotly_afterplot", () => { const chart = plot.closest(".bg-redrawn"); if (chart) drawing(panelOf(chart), false); });
+  };
   const alt = (plot) => {
     const text = plot.layout && plot.layout.meta && plot.layout.meta.alt;
     if (text && plot.getAttribute("aria-label") !== text) {
@@ -144,6 +176,7 @@
       const keys = readKeys();
       document.querySelectorAll(".bg-about:not([data-bg-read])").forEach((about) => { if (keys.includes(keyOf(about))) foldable(about); });
       document.querySelectorAll(".js-plotly-plot").forEach(alt);
+      document.querySelectorAll(".bg-redrawn .js-plotly-plot").forEach(drawnBy);
     });
   };
   new MutationObserver((mutations) => {
@@ -154,6 +187,7 @@
         for (const node of m.addedNodes) {  // an error box is added to the page when it has something to say
           const box = node instanceof Element && (node.matches(".bg-error") ? node : node.querySelector && node.querySelector(".bg-error"));
           if (box && shown(box) && (recent(box) || (watching && panelOf(watching) === panelOf(box)))) reveal(box);
+          if (box) drawing(panelOf(box), false);  // an error: nothing more will be drawn
         }
         continue;
       }
@@ -163,6 +197,10 @@
       const block = el.closest(GRADIO.block);
       if (!block) continue;
       const busy = !el.classList.contains(GRADIO.tracker_idle);
+      if (block.classList.contains(DRAWING)) {  // asked: wait for it; done: its drawing begins now, if any comes
+        clearTimeout(block.bgNothing);
+        if (!busy) block.bgNothing = setTimeout(() => drawing(panelOf(block), false), NOTHING_DRAWN_MS);
+      }
       if (busy && (watching ? panelOf(block) === panelOf(watching) : recent(block)) && !outputs.includes(block)) outputs.push(block);
       if (busy && !watching && recent(block) && shown(block)) {
         if (!trigger.panel) read(panelOf(block));  // a step: the page's intro folds, so its result comes up

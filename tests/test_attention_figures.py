@@ -211,7 +211,7 @@ def test_head_overview_tiles_every_head_by_a_statistic(stat):
 
 def test_head_overview_share_colour_bar_labels_never_repeat():
     result = synthetic(layers=3, heads=4)
-    colorbar = head_overview(result, EN, "to_special").data[0].colorbar
+    colorbar = head_overview(result, EN, "to_special").layout.coloraxis.colorbar
     values = head_stats(result.weights, result.sinks).to_special
     ticks = np.arange(0, values.max() + colorbar.dtick, colorbar.dtick)
     shown = [tick for tick in ticks if values.min() - 1e-9 <= tick <= values.max() + 1e-9]
@@ -394,7 +394,7 @@ def test_head_overview_on_a_phone_keeps_its_numbers_apart():
     result = synthetic(layers=24, heads=16)
     phone = on(PHONE, lambda look: head_overview(result, look, "to_self"))
     laptop = on(LAPTOP, lambda look: head_overview(result, look))
-    assert phone["data"][0]["colorbar"]["orientation"] == "h"
+    assert phone["layout"]["coloraxis"]["colorbar"]["orientation"] == "h"
     assert phone["layout"]["xaxis"]["dtick"] >= 2 and phone["layout"]["yaxis"]["dtick"] >= 2  # "15" in ~18 px
     assert laptop["layout"]["xaxis"]["dtick"] == 1
     assert not phone["layout"]["yaxis"].get("title", {}).get("text")  # "layer" across the top instead

@@ -15,7 +15,7 @@ from bg_demo.backend import fill_mask
 from bg_demo.backend._common import Phrase
 from bg_demo.backend.attention import AttentionResult
 from bg_demo.figures import fill_mask_bars, label_bars
-from bg_demo.figures.axes import NARROW_LABEL_PX, UPRIGHT_LABEL_PX, percent_ticks
+from bg_demo.figures.axes import NARROW_LABEL_PX, UPRIGHT_LABEL_PX, percent_ticks, token_names
 from bg_demo.figures.style import BADGE_CLEARANCE, LINE, MAX_HEIGHT, NARROW_MAX_HEIGHT, text_width
 from bg_demo.figures.tasks import BAR_HEIGHT
 from bg_demo.look import Look
@@ -545,7 +545,7 @@ def test_attention_words_come_from_the_text_table(korean):
     assert fig["data"][0]["hovertemplate"].startswith("KO:query %{y} → KO:key %{x}<br>KO:weight %{z:05,d}")
     overview = figures.head_overview(attention_result(), korean, "entropy").to_dict()
     assert overview["layout"]["title"]["text"] == "KO:Every head at a glance: KO:entropy (bits)"
-    assert overview["data"][0]["colorbar"]["title"]["text"] == "KO:entropy"
+    assert overview["layout"]["coloraxis"]["colorbar"]["title"]["text"] == "KO:entropy"
 
 
 def test_explanation_words_come_from_the_text_table(korean):
@@ -644,3 +644,36 @@ def test_a_figure_is_drawn_for_the_look_it_is_given_without_gradio_or_any_contex
     assert wide_heat["title"]["text"] == "Layer 1, head 2" and "orientation" not in wide_heat["coloraxis"]["colorbar"]
     assert heat["height"] != wide_heat["height"]
 
+
+
+@pytest.mark.parametrize("width", [PHONE, LAPTOP])
+def test_a_long_texts_why_wraps_its_rows_onto_lines_with_every_token_readable(width):
+    """228 tokens (a Q&A context) drew 1-4 px columns: the rows wrap onto lines of tokens, each token
+    MIN_CELL_PX wide or more, in order, with the same values and one colour scale."""
+    from dataclasses import replace
+
+    from bg_demo.figures.axes import plot_px
+    from bg_demo.figures.explain import MIN_CELL_PX
+
+    short = backend.explain_fill_mask("The cat sat on the [MASK].")
+    n = 228
+    rng = np.random.default_rng(0)
+    values = {name: tuple(float(v) for v in rng.standard_normal(n))
+              for name in ("attention", "gradient_x_input", "integrated_gradients")}
+    result = replace(short, tokens=tuple(f"w{i}" for i in range(n)), special=(False,) * n, **values)
+    look = Look(width=width)
+    fig = figures.explanation_rows(result, look).to_dict()
+    lines = fig["data"]
+    assert len(lines) > 1 and all(line["type"] == "heatmap" and line["coloraxis"] == "coloraxis" for line in lines)
+    per_line = max(len(line["x"]) for line in lines)
+    assert plot_px(look) / per_line >= MIN_CELL_PX * 0.8  # beside the rows' names on a laptop
+    assert [x for line in lines for x in line["x"]] == token_names(result.tokens)  # every token, in order
+    raw = np.concatenate([np.asarray(line["customdata"]) for line in lines], axis=1)
+    np.testing.assert_allclose(raw[2], result.integrated_gradients)
+    z = np.concatenate([np.asarray(line["z"]) for line in lines], axis=1)
+    np.testing.assert_allclose(z[0], raw[0] / np.abs(raw[0]).max())  # one scale per row, across the lines
+    layout = fig["layout"]
+    assert (layout["coloraxis"]["cmin"], layout["coloraxis"]["cmax"]) == (-1, 1)
+    assert layout["height"] <= 2400
+    short_fig = figures.explanation_rows(short, look).to_dict()
+    assert len(short_fig["data"]) == 1  # a short text stays one line

@@ -428,6 +428,12 @@ def test_a_switch_redraws_fill_mask_sentiment_and_next_sentence_in_the_new_langu
     assert english[block_id(fill.outputs[1])].to_json() == drawn[1].to_json()
 
 
+def _kept(lang: str) -> str:
+    from bg_demo.ui.common import plain
+
+    return f"\n\n*{plain(text.t('app.kept_result', lang))}*"
+
+
 def test_a_switch_rewords_the_error_boxes(counted):
     import gradio as gr
 
@@ -440,12 +446,13 @@ def test_a_switch_rewords_the_error_boxes(counted):
     nsp = event(demo, api="next_sentence")
     _, _, fill_kept = run(fill, ["The cat sat on the [MASK].", 3, ""])
     outputs, box, fill_kept = run(fill, ["no blank here", 3, ""], shown=fill_kept)  # the result above stays
-    assert box.value == _boxed(text.t("error.no_mask", "en", mask="[MASK]"))
+    # and says the result under it is the one before, which a page without a result yet does not say
+    assert box.value == _boxed(text.t("error.no_mask", "en", mask="[MASK]")) + _kept("en")
     assert all(output == gr.skip() for output in outputs) and fill_kept.result is not None
     _, _, nsp_kept = run(nsp, ["", "He bought a gallon of milk.", ""])
     assert nsp_kept.result is None and nsp_kept.error is not None
     shown = switch(demo, "ja", 1280, {fill.outputs[-1]: fill_kept, nsp.outputs[-1]: nsp_kept})
-    assert shown[block_id(fill.outputs[-2])].value == _boxed(text.t("error.no_mask", "ja", mask="[MASK]"))
+    assert shown[block_id(fill.outputs[-2])].value == _boxed(text.t("error.no_mask", "ja", mask="[MASK]")) + _kept("ja")
     assert shown[block_id(fill.outputs[1])].layout.xaxis.title.text == text.t("fig.tasks.probability", "ja")
     what = text.t("field.first sentence", "ja")
     assert shown[block_id(nsp.outputs[-2])].value == _boxed(text.t("error.empty", "ja", what=what))

@@ -279,3 +279,34 @@ def test_a_language_switch_redraws_the_view_from_the_kept_rows(answered, demo, m
                                                          windows=state.n_windows, n=len(state.tokens),
                                                          start=state.start, end=state.end))
     assert values[block_id(look.outputs[-2])].visible is False  # no error
+
+
+@pytest.mark.parametrize("width", [390, 1024])
+@pytest.mark.parametrize("lang", ["en", "ko", "ja"])
+def test_the_regions_names_never_cover_each_other(answered, width, lang):
+    """An answer that starts the context, right after the question: on a phone the question's name and the
+    answer's sat on each other."""
+    from bg_demo.figures.axes import plot_px
+    from bg_demo.figures.qa_attention import LABEL_SIZE
+    from bg_demo.figures.style import text_width
+
+    looked = _looked(*answered)
+    question = [i for i, part in enumerate(looked.parts) if part == "question"]
+    first_context = looked.parts.index("context")
+    for start in (first_context, first_context + 1, first_context + 6):
+        moved = type(looked)(**{**looked.__dict__, "start": start, "end": start + 1})
+        look = Look(lang, width)
+        fig = figures.answer_attention_lines(moved, look, 0, 0)
+        per_token = plot_px(look) / len(moved.tokens)
+        boxes = []
+        for label in fig.layout.annotations:
+            if label.yref != "paper" or label.y != 1 or label.xref != "x":
+                continue
+            w = text_width(label.text, LABEL_SIZE)
+            left = (label.x + 0.5) * per_token + (label.xshift or 0) - {"left": 0, "center": w / 2, "right": w}[
+                label.xanchor]
+            boxes.append((left, left + w, label.text))
+        assert len(boxes) >= 2 and question
+        boxes.sort()
+        for (_, right, a), (left, _, b) in zip(boxes, boxes[1:]):
+            assert right <= left + 0.5, f"{a!r} covers {b!r} at {width}px ({lang})"

@@ -265,6 +265,7 @@ def test_an_error_stays_beside_the_outputs_and_keeps_the_last_result(browser, ap
     box.press("Enter")
     error = _visible(page, ".bg-error").first
     expect(error).to_contain_text("Put at least one [MASK]", timeout=60_000)
+    expect(error).to_contain_text("The result below is still the one before")  # it does not pass for the answer
     page.clock.fast_forward(11_000)  # longer than a toast stays
     expect(error).to_be_visible()
     assert filled.input_value() == before
@@ -330,4 +331,126 @@ def test_an_explanation_is_brought_into_view_and_a_panel_opened_after_a_result_s
     assert y > 300
     page.wait_for_timeout(3_500)
     assert abs(page.evaluate("window.scrollY") - y) < 40
+    page.close()
+
+
+def test_the_focus_sliders_sit_beside_the_map_on_a_projector_and_under_it_on_a_phone(browser, app_url):
+    """The focus window's sliders were under the eight views' list (below the map on a projector), and on a phone
+    every slider was a screen above the map: now beside its top, and on a phone right under it."""
+    link = f"{app_url}?tab=attention&text=The+animal+didn%27t+cross+the+street+because+it+was+tired&view=focus&run=1"
+    for width, height in ((1024, 768), (390, 844)):
+        page = browser.new_page(viewport={"width": width, "height": height})
+        page.goto(link)
+        plot = _visible(page, PLOT).first
+        expect(plot).to_be_visible(timeout=60_000)
+        _idle(page)
+        query = page.get_by_label("number input for Focus: query token (position)")
+        span = page.get_by_label("number input for Focus: queries from there")
+        layer = page.get_by_label("number input for Layer (0 = the first)")
+        map_box = _visible(page, ".bg-redrawn").first.bounding_box()
+        if width > 700:  # beside the map, within its height: one screen shows both
+            for slider in (query, span):
+                box = slider.bounding_box()
+                assert map_box["y"] <= box["y"] <= map_box["y"] + min(map_box["height"], 768 - 100), (width, box)
+        else:  # under the map, the first slider within a thumb's reach of it
+            assert 0 <= layer.bounding_box()["y"] - (map_box["y"] + map_box["height"]) <= 200
+            assert query.bounding_box()["y"] - (map_box["y"] + map_box["height"]) <= 400
+        page.close()
+
+
+CUE_MS = 300  # a busy cue a reader sees as the answer to their click
+
+
+def test_a_512_token_view_shows_it_is_being_drawn_at_once_on_a_slow_phone(browser, app_url):
+    """At 4x CPU a 512-token map takes seconds to draw: from a control's click the map is veiled with a spinner
+    (painted within 0.3 s), until it is drawn."""
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    cdp = page.context.new_cdp_session(page)
+    words = " ".join(["the animal crossed the wide street"] * 90)  # > 512 tokens: cut to the model's 512
+    page.goto(f"{app_url}?tab=attention&text={words.replace(' ', '+')}&run=1")
+    chart = _visible(page, ".bg-redrawn").first
+    expect(_visible(page, PLOT).first).to_be_visible(timeout=90_000)
+    _idle(page)
+    expect(chart).not_to_have_attribute("aria-busy", "true", timeout=60_000)
+    cdp.send("Emulation.setCPUThrottlingRate", {"rate": 4})
+    page.evaluate("""(chart) => { window.__cue = null; window.__clicked = null;
+      document.addEventListener("pointerdown", () => { window.__clicked = performance.now(); }, {capture: true});
+      new MutationObserver(() => { if (chart.getAttribute("aria-busy") === "true" && window.__cue === null)
+        requestAnimationFrame(() => { window.__cue = performance.now(); }); })
+        .observe(chart, {attributes: true, attributeFilter: ["aria-busy"]}); }""", chart.element_handle())
+    page.get_by_label("Every head's map (thumbnails)").click(delay=80)  # another view, tapped as a thumb taps
+    page.wait_for_function("() => window.__cue !== null && window.__clicked !== null", timeout=20_000)
+    cue = page.evaluate("window.__cue - window.__clicked")
+    expect(chart).not_to_have_attribute("aria-busy", "true", timeout=90_000)  # drawn: the veil lifts
+    cdp.send("Emulation.setCPUThrottlingRate", {"rate": 1})
+    assert cue <= CUE_MS, f"the cue was painted {cue:.0f} ms after the click"
+    page.close()
+
+
+def test_no_chart_toolbar_covers_a_charts_label_on_a_phone(browser, app_url):
+    """Plotly's toolbar sat over the label badge of every chart on a 390-px phone (shown on a tap, or under the
+    mouse)."""
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page.goto(f"{app_url}?tab=classify&text=I+loved+this+movie.&run=1")
+    plot = _visible(page, PLOT).first
+    expect(plot).to_be_visible(timeout=60_000)
+    _idle(page)
+    plot.hover()
+    plot.tap()
+    covered = page.evaluate("""() => [...document.querySelectorAll(".js-plotly-plot")].filter((plot) => plot.offsetParent)
+      .map((plot) => { const block = plot.closest(".block"), badge = block && block.querySelector("[data-testid=block-label]");
+        const bar = plot.querySelector(".modebar-container");
+        if (!badge || !bar || !bar.getClientRects().length) return false;
+        const a = badge.getBoundingClientRect(), b = bar.getBoundingClientRect();
+        return b.width > 0 && b.height > 0 && a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom; })""")
+    assert covered and not any(covered)
+    page.close()
+
+
+def test_the_start_tables_gpt2_column_is_on_a_phones_screen(browser, app_url):
+    """The BERT-beside-GPT-2 table hid its GPT-2 column in a sideways scroll of its own on a 390-px phone."""
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True)
+    page.goto(app_url)
+    table = _visible(page, ".prose table").first
+    expect(table).to_be_visible(timeout=60_000)
+    table.scroll_into_view_if_needed()
+    hidden = table.evaluate("(table) => table.scrollWidth - table.clientWidth")
+    right = page.get_by_role("columnheader", name="GPT-2").first.bounding_box()
+    assert hidden <= 0 and right["x"] + right["width"] <= 390
+    page.close()
+
+
+@pytest.mark.parametrize("page_id", ["generate", "tune_bert"])
+def test_a_sliders_name_never_stands_upright_on_a_phone(browser, app_url, page_id):
+    """Japanese slider names ("バッチサイズ", "ビーム数") stood one or two characters a line on a 390-px phone where
+    sliders share a row: a name that wraps keeps four characters a line or more."""
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True)
+    page.goto(f"{app_url}?tab={page_id}&lang=ja")
+    expect(_visible(page, "input[type=range]").first).to_be_attached(timeout=60_000)
+    page.wait_for_timeout(500)
+    names = page.evaluate("""() => [...document.querySelectorAll("input[type=range]")].filter((r) => r.offsetParent)
+      .map((r) => { const name = r.closest(".block").querySelector("[data-testid=block-info]");
+        const box = name.getBoundingClientRect();
+        return [name.textContent.trim(), Math.round(box.width), Math.round(box.height),
+                parseFloat(getComputedStyle(name).lineHeight) || 20]; })""")
+    assert names
+    upright = [(name, w, h) for name, w, h, line in names if h > 1.5 * line and len(name) / round(h / line) < 4]
+    assert upright == []
+    page.close()
+
+
+def test_going_from_every_head_at_a_glance_to_the_thumbnails_draws_no_nan_rect(browser, app_url):
+    """Plotly drew the thumbnails over the overview in place and logged `<rect> attribute height: "NaN"` (the
+    overview's colour bar was its trace's own, the thumbnails' the layout's)."""
+    page = browser.new_page(viewport={"width": 1024, "height": 768})
+    errors = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.goto(f"{app_url}?tab=attention&text=The+cat+sat+on+the+mat.&run=1")
+    expect(_visible(page, PLOT).first).to_be_visible(timeout=60_000)
+    _idle(page)
+    for view in ("Every head at a glance", "Every head's map (thumbnails)", "Every head at a glance"):
+        page.get_by_role("radio", name=view).click()
+        _idle(page)
+        page.wait_for_timeout(1_500)  # drawn
+    assert [error for error in errors if "NaN" in error] == []
     page.close()

@@ -346,16 +346,19 @@ def head_overview(result, look: Look, stat: str = "entropy", hide_special: bool 
     n_layers, n_heads = values.shape
     title = look.t("fig.attention.overview_title", stat=label)
     ticks = percent_ticks(float(np.nanmax(values) - np.nanmin(values))) if "%" in fmt else {}
+    # its colours on the layout's colour axis, as the other views of many heads have theirs: Plotly, drawing this
+    # figure over one of those in place (Gradio's update), drew a rect of NaN height from a trace's own colour bar
     fig = go.Figure(
         go.Heatmap(
             z=values,
-            colorscale=STATS_SCALE,
+            coloraxis="coloraxis",
             xgap=3,
             ygap=3,
-            colorbar=colorbar(short, look, OVERVIEW_UNDER / _overview_rows_px(n_layers, look, title), **ticks),
             hovertemplate=f"{layer_word} %{{y}}, {head_word} %{{x}}<br>{label}: %{{z:{fmt}}}<extra></extra>",
         )
     )
+    fig.update_layout(coloraxis=dict(colorscale=STATS_SCALE, colorbar=colorbar(
+        short, look, OVERVIEW_UNDER / _overview_rows_px(n_layers, look, title), **ticks)))
     if selected is not None:
         layer, head = selected
         box = dict(type="rect", x0=head - 0.5, x1=head + 0.5, y0=layer - 0.5, y1=layer + 0.5)

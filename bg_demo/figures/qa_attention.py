@@ -72,14 +72,20 @@ def answer_attention_lines(result, look: Look, layer: int = 0, head: int = 0) ->
         labels.append(_label(look.t("fig.qa_attention.part.question"), first - 0.5, "left"))
     shapes.append(_band(result.start, result.end, REGION_FILL["answer"], 0.45))
     answer_word = f"<b>{look.t('fig.qa_attention.answer')}</b>"
-    labels.append(_label(answer_word, (result.start + result.end) / 2, "center"))
+    answer_left = ((result.start + result.end) / 2 + 0.5) * per_token - text_width(answer_word, LABEL_SIZE) / 2
+    # an answer right after the question (a narrow plot puts them a few px apart): its name moves right, clear of
+    # the question's, which it covered
+    question_right = ((question[0][0] * per_token + text_width(look.t("fig.qa_attention.part.question"), LABEL_SIZE)
+                       + LABEL_GAP) if question else 0.0)
+    nudge = max(0.0, question_right - answer_left)
+    answer_left += nudge
+    labels.append(dict(_label(answer_word, (result.start + result.end) / 2, "center"), xshift=nudge))
     context = _runs(result.parts, "context")
     if context:  # named at its start, clear of the question's name, when that leaves it clear of the answer's
         words = look.t("fig.qa_attention.part.context")
         after_question = (text_width(look.t("fig.qa_attention.part.question"), LABEL_SIZE) + LABEL_GAP
                           - (question[0][1] - question[0][0] + 1) * per_token) if question else 0
         left = (context[0][0] - 0.5) * per_token + max(0.0, after_question)
-        answer_left = ((result.start + result.end) / 2 + 0.5) * per_token - text_width(answer_word, LABEL_SIZE) / 2
         if left + text_width(words, LABEL_SIZE) + LABEL_GAP <= answer_left or left >= answer_left + 2 * LABEL_GAP \
                 + text_width(answer_word, LABEL_SIZE):
             labels.append(dict(_label(words, context[0][0] - 0.5, "left"), xshift=max(0.0, after_question)))

@@ -17,6 +17,7 @@ EN = {
         "ZeroGPU, the shared GPU service this app runs on, did not run this request. In its own words: {message}"
     ),
     "app.unexpected": "Something went wrong on the server while running this request. Try again, or try a shorter text.",
+    "app.kept_result": "The result below is still the one before: it is not from these inputs.",
     "common.raw": "Raw result (JSON, as the API returns it)",
     "common.summary": "Summary",
     "common.examples": "Examples: click one to load and run it",

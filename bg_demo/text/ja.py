@@ -19,6 +19,7 @@ JA: dict[str, str] = {
     "app.unexpected": (
         "このリクエストの実行中にサーバーで問題が起きました。もう一度試すか、もっと短いテキストで試してください。"
     ),
+    "app.kept_result": "下の結果は前回の実行のもので、今の入力の結果ではありません。",
     "common.raw": "生の結果（API が返す JSON そのまま）",
     "common.summary": "要約",
     "common.examples": "例：クリックすると読み込んで実行します",

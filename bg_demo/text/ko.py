@@ -15,6 +15,7 @@ KO: dict[str, str] = {
     "app.role.qa": "질의응답",
     "app.gpu_service": "이 앱이 쓰는 공유 GPU 서비스(ZeroGPU)가 이 요청을 실행하지 않았어요. ZeroGPU가 보낸 원래 메시지: {message}",
     "app.unexpected": "요청을 처리하는 중에 서버에서 문제가 생겼어요. 다시 시도하거나 더 짧은 텍스트로 해 보세요.",
+    "app.kept_result": "아래 결과는 이전 실행의 결과예요. 지금 입력의 결과가 아니에요.",
     "common.raw": "원시 결과 (API가 반환하는 JSON 그대로)",
     "common.summary": "요약",
     "common.examples": "예시: 클릭하면 불러와서 실행해요",

@@ -172,20 +172,23 @@ def build(reader) -> list[Page]:
         for block in task.examples("attention"):  # a row's model by its label, whichever role it is for
             _label_models(block)
         task.render([summary, tokens])
-        # the controls beside the map on a laptop or projector, so a slider moves in sight of what it changes
-        with gr.Row(equal_height=False):
-            with gr.Column(scale=1, min_width=250):
-                # the sliders first: beside the top of the map on a 768-px screen, above the eight views' list
+        # the controls beside the map on a laptop or projector, so a slider moves in sight of what it changes; on a
+        # phone under it (the row's order reversed: assets/style.css), the sliders a thumb's reach below the map.
+        # bg-redraws / bg-redrawn: the map shows it is being drawn from the moment a control moves (assets/view.js)
+        with gr.Row(equal_height=False, elem_classes=["bg-attention-view"]):
+            with gr.Column(scale=1, min_width=250, elem_classes=["bg-redraws"]):
+                # the sliders first, the focus window's too: beside the top of the map on a 768-px screen, above
+                # the eight views' list
                 layer = gr.Slider(0, 11, value=0, step=1, label=t("attention.layer"))
                 head = gr.Slider(0, 11, value=0, step=1, label=t("attention.head"))
-                view = gr.Radio([(t(f"attention.view.{v}"), v) for v in VIEWS], value="head", label=t("attention.view"))
                 query = gr.Slider(0, 511, value=0, step=1, label=t("attention.query"), visible=False)
                 span = gr.Slider(1, FOCUS_MAX_QUERIES, value=1, step=1, label=t("attention.span"), visible=False)
+                view = gr.Radio([(t(f"attention.view.{v}"), v) for v in VIEWS], value="head", label=t("attention.view"))
                 hide = gr.Checkbox(value=False, label=t("attention.hide_special"))
                 stats = [(t(f"attention.stat.{s}"), s) for s in HEAD_STATS]
                 stat = gr.Dropdown(stats, value="entropy", label=t("attention.stat"))
             with gr.Column(scale=3, min_width=300):
-                plot = gr.Plot(label=t("attention.plot"))
+                plot = gr.Plot(label=t("attention.plot"), elem_classes=["bg-redrawn"])
         with gr.Row():
             export_button = gr.Button(t("attention.export"), variant="secondary", scale=1)
             files = gr.File(label=t("attention.files"), file_count="multiple", interactive=False, height=110, scale=3)

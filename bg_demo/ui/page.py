@@ -72,8 +72,16 @@ def error_box() -> gr.Markdown:
     return gr.Markdown(visible=False, elem_classes=["bg-error"], render=False)
 
 
-def show_error(message: str) -> gr.Markdown:
-    return gr.Markdown(value=f"⚠️ {common.plain(message)}", visible=True)
+def show_error(message: str, kept: str | None = None) -> gr.Markdown:
+    """The error box saying `message`; `kept`: the words that say the result under it is the one before (an error
+    leaves it on screen, where it would otherwise pass for the answer to the inputs that failed)."""
+    note = f"\n\n*{common.plain(kept)}*" if kept else ""
+    return gr.Markdown(value=f"⚠️ {common.plain(message)}{note}", visible=True)
+
+
+def kept_words(shown, look: Look) -> str | None:
+    """What `show_error` says of the result on screen, when a page keeps one (`Shown`) under its error."""
+    return look.t("app.kept_result") if isinstance(shown, Shown) and shown.result is not None else None
 
 
 def hide_error() -> gr.Markdown:
@@ -142,7 +150,8 @@ def _rendered(view: View, shown, look: Look, controls) -> list:
         except Exception as exc:  # a view's own error (an export, a control out of range) is said by its event
             log.debug("a view could not be rendered again: %s", exc)
     if view.error is not None:
-        pairs.append((view.error, hide_error() if shown.error is None else show_error(look.words(shown.error))))
+        pairs.append((view.error, hide_error() if shown.error is None
+                      else show_error(look.words(shown.error), kept_words(shown, look))))
     return pairs
 
 
@@ -242,7 +251,7 @@ class Task:
 
         def failed(exc, shown: Shown, look: Look):
             error = failure(exc, what)
-            return (*[gr.skip()] * n, show_error(look.words(error)), Shown(shown.result, error))
+            return (*[gr.skip()] * n, show_error(look.words(error), kept_words(shown, look)), Shown(shown.result, error))
 
         if self.stream:
             async def streamed(*args):
@@ -363,7 +372,7 @@ class Task:
             try:
                 return (*_tuple(render(shown.result, look, *values)), gr.skip())
             except Exception as exc:
-                return (*[gr.skip()] * n, show_error(look.words(failure(exc, self.page_id))))
+                return (*[gr.skip()] * n, show_error(look.words(failure(exc, self.page_id)), kept_words(shown, look)))
 
         inputs = [self.state, *self.reader.inputs, *controls]
         if triggers:
