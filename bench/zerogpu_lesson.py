@@ -69,7 +69,7 @@ LESSON = [
     ("generations, 40-80 tokens", "/generate", [
         dict(prompt=STORY, strategy="greedy", max_new_tokens=40),
         dict(prompt=STORY, strategy="top_k", max_new_tokens=60, seed="7"),
-        dict(prompt=STORY, strategy="top_p", max_new_tokens=80, num_return_sequences=2, seed="7"),
+        dict(prompt=STORY, strategy="top_p", max_new_tokens=80, sequences=2, seed="7"),
         dict(prompt=STORY, strategy="beam", max_new_tokens=40, num_beams=4)]),
     ("gpt2-medium generation, 60 tokens", "/generate", [
         dict(prompt=STORY, strategy="top_p", max_new_tokens=60, seed="7", model=MEDIUM)]),
@@ -157,8 +157,20 @@ def guided_parts(client) -> list[tuple[Part, dict]]:
         unknown = set(step["values"]) - parameters[endpoint]
         if unknown:
             raise SystemExit(f"guided step {number}: {endpoint} has no parameter {sorted(unknown)}")
-        found.append((Part(f"{number} {step['page']}", endpoint), dict(step["values"])))
+        found.append((Part(f"{number} {step['page']}", endpoint), {**page_defaults(step["page"]), **step["values"]}))
     return found
+
+
+def page_defaults(page: str) -> dict:
+    """What a step's page holds before its values are set, where its endpoint needs more than they give: GPT-2's
+    prompting page starts with the built-in task, its template and label words, 4 examples and calibration."""
+    if page != "prompt_gpt":
+        return {}
+    from bg_demo.ui.finetune_tab import TASKS, built_in
+
+    task = built_in(TASKS[0], "en")
+    return dict(model="decoder", train=task["train"], test=task["test"], template=task["decoder"]["template"],
+                label_words=", ".join(task["decoder"]["words"]), shots=4, seed=0, calibrate=True)
 
 
 def account(parts: list[Part], used_before: float = 0.0) -> list[dict]:

@@ -348,6 +348,9 @@ def test_the_focus_sliders_sit_beside_the_map_on_a_projector_and_under_it_on_a_p
         span = page.get_by_label("number input for Focus: queries from there")
         layer = page.get_by_label("number input for Layer (0 = the first)")
         map_box = _visible(page, ".bg-redrawn").first.bounding_box()
+        titles = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot .annotation-text')]"
+                               ".map((t) => t.textContent)")
+        assert any("tokens 0–" in title for title in titles), titles  # the window it shows ("13 tokens a side")
         if width > 700:  # beside the map, within its height: one screen shows both
             for slider in (query, span):
                 box = slider.bounding_box()
@@ -453,4 +456,31 @@ def test_going_from_every_head_at_a_glance_to_the_thumbnails_draws_no_nan_rect(b
         _idle(page)
         page.wait_for_timeout(1_500)  # drawn
     assert [error for error in errors if "NaN" in error] == []
+    page.close()
+
+
+def test_a_long_contexts_why_draws_every_token_wide_enough_to_see_on_a_projector(browser, app_url):
+    """The Q&A "Why?" of the guided path's context (228 tokens) drew 1-4 px columns at 1024 px: each line of
+    tokens now gives each one 12 px or more."""
+    from urllib.parse import urlencode
+
+    from bg_demo.figures.explain import MIN_CELL_PX
+    from bg_demo.ui.strings import examples
+
+    values = next(step["values"] for step in examples()["guided_path"] if step["page"] == "qa")
+    page = browser.new_page(viewport={"width": 1024, "height": 768})
+    page.goto(f"{app_url}?{urlencode({'tab': 'qa', **values, 'run': '1'})}")
+    expect(_visible(page, "text=/read in 1 window|No answer/").first).to_be_visible(timeout=60_000)
+    _idle(page)
+    _visible(page, "text=Why? Attention from the prediction").first.click()
+    page.get_by_role("button", name="Explain this prediction").click()
+    explained = _visible(page, "text=Attention and attribution, token by token").first
+    expect(explained).to_be_visible(timeout=90_000)
+    _idle(page)
+    page.wait_for_timeout(1_000)
+    widths = page.evaluate("""() => [...document.querySelectorAll(".js-plotly-plot")].filter((p) => p.offsetParent
+        && p._fullLayout && (p.layout.title.text || "").startsWith("Why p(")).flatMap((p) =>
+        Object.keys(p._fullLayout).filter((k) => /^xaxis\\d*$/.test(k)).map((k) => {
+          const axis = p._fullLayout[k]; return axis._length / (axis.range[1] - axis.range[0]); }))""")
+    assert widths and min(widths) >= MIN_CELL_PX * 0.9, widths
     page.close()
