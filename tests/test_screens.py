@@ -287,10 +287,13 @@ def test_an_over_long_paste_is_refused_with_its_length_and_nothing_is_cut(browse
     page.close()
 
 
-def test_generates_status_is_on_screen_after_several_long_sequences(browser, app_url):
-    """Five sequences of 200 tokens on a projector: the status line (how many, how long, why each stopped) heads the
-    result, in view when the run ends, where it was ~2,000 px below the screen under the sequences."""
-    page = browser.new_page(viewport={"width": 1024, "height": 768})
+@pytest.mark.parametrize("size", ["projector", "phone"])
+def test_generates_status_is_on_screen_after_several_long_sequences(browser, app_url, size):
+    """Five sequences of 200 tokens: the status line (how many, how long, why each stopped) heads the result, in
+    view when the run ends, where it was ~2,000 px below the screen under the sequences on a projector; on a phone a
+    link that sets the strategy led to the sliders it enabled (their progress showed) instead of the result."""
+    width, height = SIZES[size]
+    page = browser.new_page(viewport={"width": width, "height": height})
     page.goto(f"{app_url}?tab=generate&prompt=Once+upon+a+time&strategy=top_p&max_new_tokens=200&sequences=5&seed=1"
               "&run=1")
     status = page.get_by_text(re.compile(r"5 sequences × .* new tokens? in .* s"))
@@ -298,7 +301,7 @@ def test_generates_status_is_on_screen_after_several_long_sequences(browser, app
     _idle(page)
     page.wait_for_function(_IN_VIEW, arg=status.element_handle(), timeout=10_000)
     texts = _visible(page, ".bg-tokens")
-    assert texts.count() == 5 and texts.nth(4).bounding_box()["y"] > 768  # the sequences go on below it
+    assert texts.count() == 5 and texts.nth(4).bounding_box()["y"] > height  # the sequences go on below it
     page.close()
 
 

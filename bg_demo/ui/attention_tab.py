@@ -203,12 +203,13 @@ def build(reader) -> list[Page]:
         redraw, inputs, outputs = task.view(
             draw, [plot], controls, [view.input, layer.input, head.input, hide.input, stat.input, query.input,
                                      span.input], trigger_mode="always_last")
-        state.change(fit_sliders, [state, layer, head, query], [layer, head, query], api_visibility="private").then(
+        state.change(fit_sliders, [state, layer, head, query], [layer, head, query], api_visibility="private",
+                     show_progress="hidden").then(
             redraw, inputs, outputs, api_visibility="private"
         )
-        view.change(focus_controls, view, [query, span], api_visibility="private", queue=False)
+        view.change(focus_controls, view, [query, span], api_visibility="private", queue=False, show_progress="hidden")
         # any change of role (a click, an example, a link) swaps the picker's models; a result names what made it
-        role.change(models_of, [role, model], model, api_visibility="private", queue=False)
-        state.change(ran, state, [role, model], api_visibility="private", queue=False)
+        role.change(models_of, [role, model], model, api_visibility="private", queue=False, show_progress="hidden")
+        state.change(ran, state, [role, model], api_visibility="private", queue=False, show_progress="hidden")
         export_button.click(export, [state, *reader.inputs, *controls], [files, task.error], api_visibility="private")
     return [page]

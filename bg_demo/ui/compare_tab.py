@@ -159,7 +159,8 @@ def _attention_section(reader, models: dict) -> tuple[Task, dict]:
     task.wire(button, text, share=False)
     redraw, inputs, outputs = task.view(draw_heads, [encoder_plot, decoder_plot], [layer, head],
                                         [layer.input, head.input], trigger_mode="always_last")
-    task.state.change(fit_sliders, [task.state, layer, head], [layer, head], api_visibility="private").then(
+    task.state.change(fit_sliders, [task.state, layer, head], [layer, head], api_visibility="private",
+                      show_progress="hidden").then(
         redraw, inputs, outputs, api_visibility="private")
     return task, {"layer": layer, "head": head}
 

@@ -203,7 +203,8 @@ def _build_generation(reader, model) -> Page:
     stop.click(stop_generating, None, None, api_visibility="private", concurrency_limit=None).then(
         None, cancels=[*task.events, *loaded]
     )
-    strategy.change(controls_for, strategy, [temperature, top_k, top_p, num_beams, seed], api_visibility="private")
+    strategy.change(controls_for, strategy, [temperature, top_k, top_p, num_beams, seed], api_visibility="private",
+                    show_progress="hidden")
     def which() -> dict:
         # no minimum or maximum: `explain` names the sequences on screen, beside the output, in the page's language
         return {"sequence": gr.Number(1, label=t("why.sequence"), min_width=120)}

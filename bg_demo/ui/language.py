@@ -85,7 +85,7 @@ def wire(demo: gr.Blocks, reader, tables=()) -> None:
     # ~0.5 s of its first visit, walking the page's whole tree for every output's loading status (links.wire).
     asked = gr.Textbox("", visible="hidden", show_label=False, container=False, elem_id=f"{ELEM_ID}-asked")
     demo.load(None, None, asked, js=_ASKED, api_visibility="private", queue=False)
-    asked.change(chosen, asked, outputs, api_visibility="private", queue=False)
+    asked.change(chosen, asked, outputs, api_visibility="private", queue=False, show_progress="hidden")
     rerender, inputs, shown = reader.rerendering()
     # queued: a page's figures take a moment to draw, and every client gets its turn
     radio.input(chosen, radio, outputs, js=_CHOOSE, api_visibility="private", queue=False).then(

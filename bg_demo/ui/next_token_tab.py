@@ -159,8 +159,8 @@ def build(reader, model) -> Page:
                     api_name="explain_next_token")
         # the steps taken, as a link carries them: a link reopens the lab with its tokens appended
         steps = gr.Textbox("", visible=False)
-        task.state.change(written_steps, task.state, steps, api_visibility="private", queue=False)
-        task.state.change(choices, task.state, picked, api_visibility="private", queue=False)
+        task.state.change(written_steps, task.state, steps, api_visibility="private", queue=False, show_progress="hidden")
+        task.state.change(choices, task.state, picked, api_visibility="private", queue=False, show_progress="hidden")
         page = task.wire(show_button, text, fields={"steps": steps})
         restored, restored_inputs = task.also(restore, [*inputs.values(), steps])
         page.runs = (Run(restored, restored_inputs, task.targets, options=task.options),)

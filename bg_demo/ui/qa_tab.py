@@ -93,7 +93,8 @@ def looks_section(reader, raw: gr.JSON) -> None:
     task.on(button.click)
     redraw, inputs, outputs = task.view(draw, [plot], [layer, head], [layer.input, head.input],
                                         trigger_mode="always_last")
-    task.state.change(fit_sliders, [task.state, layer, head], [layer, head], api_visibility="private").then(
+    task.state.change(fit_sliders, [task.state, layer, head], [layer, head], api_visibility="private",
+                      show_progress="hidden").then(
         redraw, inputs, outputs, api_visibility="private")
     raw.change(forget, None, [task.state, said, plot], api_visibility="private", queue=False)
 

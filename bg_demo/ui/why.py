@@ -107,6 +107,6 @@ def section(reader, explain, inputs: dict, *, page_id: str, api_name: str, link=
         task.render()
         task.wire(button, share=False)
         for event in task.events:
-            event.then(fit, raw, [layer, head], api_visibility="private")
+            event.then(fit, raw, [layer, head], api_visibility="private", show_progress="hidden")
         if model is not None:
-            model.change(every_layer, None, [layer, head], api_visibility="private", queue=False)
+            model.change(every_layer, None, [layer, head], api_visibility="private", queue=False, show_progress="hidden")
