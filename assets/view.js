@@ -7,10 +7,11 @@
   const GRADIO = /*gradio_compat.MARKUP*/ null;
   const FOLDED_KEY = "bg_demo.folded";  // the intros already read, kept for the next visit
   const TOP_GAP = 8;  // px left above an element scrolled to the top
-  const TRIGGER_MS = 15000;  // an example first fills its inputs (a round trip), so a busy server may take a while
-  const SETTLE_MS = 3000;
-  const RESULT_TOP = 0.4;
-  const LEAD_ABOVE = 110;  // px kept in view above a result's first busy output  // a result whose top is lower on the screen than this fraction is scrolled up  // how long a finished result is kept in view while it is drawn  // a run that starts this soon after the user's action is that action's
+  const TRIGGER_MS = 15000;  // a run that starts this soon after the user's action is that action's (an example
+  // first fills its inputs, a round trip, so a busy server may take a while)
+  const SETTLE_MS = 3000;  // how long a finished result is kept in view while it is drawn
+  const RESULT_TOP = 0.4;  // a result whose top is lower on the screen than this fraction is scrolled up
+  const LEAD_ABOVE = 110;  // px kept in view above a result's first busy output
   let trigger = null;  // {panel, el, at}: where, from what and when the user last started a run
   let watching = null;  // the first output of that run, while it is computed
   let outputs = [];  // every output of that run seen busy (one may show only once it has a value: a summary line)

@@ -141,6 +141,8 @@ def _noise(seed: int) -> str:
     ("\n".join(["?tab=classify&text=a"] * 13), "lesson.too_many", {"count": 13, "most": 12}),
     ("\n".join(f"?tab=qa&question=q&context={_noise(k)}" for k in range(4)), "lesson.too_long",
      {"most": lesson.MOST_CODE}),
+    # a long text that compresses to a short link, which the link's reader would refuse as past its bound
+    ("?tab=classify&text=" + "x" * 70_000, "lesson.too_much", {"most": 64 * 1024}),
 ])
 def test_a_lesson_that_does_not_fit_is_refused_in_words_that_say_what_to_change(app, lines, key, values):
     links, made = app

@@ -347,6 +347,7 @@ EN = {
     "lesson.note_long": "The note on line {row} is {count} characters; a note holds at most {most}. Shorten it.",
     "lesson.too_many": "A lesson holds at most {most} steps; this one has {count}. Delete lines, or make two lessons.",
     "lesson.too_long": "This lesson's link would be {count} characters; it may be at most {most}. Shorten the notes or the pages' texts, or make two lessons.",
+    "lesson.too_much": "This lesson's pages hold {count} characters of text; a lesson may hold at most {most}. Shorten the pages' texts, or make two lessons.",
     "lesson.damaged": "This lesson's link is damaged or cut short, so its steps cannot be read. Ask for the link again and copy it whole.",
     # start here
     "start.tab": "Start here",

@@ -344,6 +344,7 @@ KO: dict[str, str] = {
     "lesson.note_long": "{row}번째 줄의 메모 길이: {count}자. 메모는 최대 {most}자까지 쓸 수 있어요. 줄여 주세요.",
     "lesson.too_many": "수업 하나에는 최대 {most}단계까지 넣을 수 있어요. 지금 단계 수: {count}. 줄을 지우거나 수업을 두 개로 나누세요.",
     "lesson.too_long": "이 수업의 링크 길이: {count}자. 최대 {most}자까지 가능해요. 메모나 페이지의 텍스트를 줄이거나 수업을 두 개로 나누세요.",
+    "lesson.too_much": "이 수업의 페이지에 든 텍스트: {count}자. 수업 하나에는 최대 {most}자까지 넣을 수 있어요. 페이지의 텍스트를 줄이거나 수업을 두 개로 나누세요.",
     "lesson.damaged": "이 수업 링크가 손상되었거나 잘려서 단계를 읽을 수 없어요. 링크를 다시 받아 전체를 복사하세요.",
     # start here
     "start.tab": "여기서 시작",

@@ -70,7 +70,7 @@ def build_demo() -> gr.Blocks:
             gr.Markdown(t("app.heading"), elem_classes=["bg-intro"])
             reader = page.Reader(language.switch(), screen.box())
         # every tab stays in the bar, on as many lines as the screen needs, instead of a "…" menu
-        with gr.Tabs(overflow_behavior="wrap", elem_classes=["bg-main-tabs"]) as tabs:
+        with gr.Tabs(overflow_behavior="wrap") as tabs:
             steps, maker = start_tab.build()
             pages = [p.under(tabs, tab.TAB_ID) for tab in TABS for p in tab.build(reader)]
         links = Links(pages, lesson.Bar(reader))  # the bar after the tabs: it stays at the window's foot

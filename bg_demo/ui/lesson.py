@@ -95,6 +95,9 @@ def make(lines: str, pages: dict) -> list[list]:
             raise InputError("lesson.note_long", row=number, count=len(note), most=MOST_NOTE)
         values = {name: value for name, value in params.items() if name in page.fields and name not in _LEFT_OUT}
         steps.append([urlencode({"tab": page.id, **values}), note])
+    raw = len(json.dumps(steps, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    if raw > _MOST_INFLATED:  # a text that compresses well would pass as a short link that `decode` then refuses
+        raise InputError("lesson.too_much", count=raw, most=_MOST_INFLATED)
     code = encode(steps)
     if len(code) > MOST_CODE:
         raise InputError("lesson.too_long", count=len(code), most=MOST_CODE)
