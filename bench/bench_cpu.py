@@ -78,9 +78,33 @@ def bench_bert(tokens: int, repeats: int) -> None:
     table(f"BERT body, bert-base, {tokens} tokens", list(result.items()))
 
 
+def bench_vocabulary(repeats: int) -> None:
+    """The vocabulary projection (hidden states times the tied token-embedding matrix), the matrix stored by rows
+    as it is saved against by columns as `bg_demo.models.vocabulary_by_columns` lays it out for a CPU."""
+    import torch
+
+    from bg_demo.models import vocabulary_by_columns
+
+    torch.manual_seed(0)
+    for name, words in (("bert-base", 30_522), ("GPT-2", 50_257)):
+        head = torch.nn.Linear(768, words, bias=False)
+        by_columns = torch.nn.Linear(768, words, bias=False)
+        by_columns.weight.data.copy_(head.weight.data)
+        vocabulary_by_columns(type("Model", (), {"get_output_embeddings": lambda self, h=by_columns: h})())
+        for rows in (1, 20, 128):
+            hidden = torch.randn(rows, 768)
+            with torch.inference_mode():
+                result = median_seconds({"by rows (as saved)": lambda: head(hidden),
+                                         "by columns (bg_demo on a CPU)": lambda: by_columns(hidden)},
+                                        max(repeats, 20))
+            table(f"{name} vocabulary projection ({words} x 768), {rows} row(s)", list(result.items()))
+
+
 def bench_gpt2(new_tokens: int) -> None:
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel
+
+    from bg_demo.models import vocabulary_by_columns
 
     torch.manual_seed(0)
     config = GPT2Config()  # gpt2: 12 layers, 12 heads, hidden 768, vocabulary 50,257
@@ -90,12 +114,17 @@ def bench_gpt2(new_tokens: int) -> None:
     half = GPT2LMHeadModel(config).eval()
     half.load_state_dict(model.state_dict())
     half.to(torch.bfloat16)
+    by_columns = GPT2LMHeadModel(config).eval()
+    by_columns.load_state_dict(model.state_dict())
+    vocabulary_by_columns(by_columns)  # as bg_demo.models loads a model for a CPU
 
     def decode(m):
         return lambda: m.generate(ids, attention_mask=torch.ones_like(ids), **kwargs)
 
     with torch.inference_mode():
-        result = median_seconds({"greedy, float32": decode(model), "greedy, bfloat16": decode(half)}, 3)
+        result = median_seconds({"greedy, float32, vocabulary by rows (as saved)": decode(model),
+                                 "greedy, float32, vocabulary by columns (bg_demo)": decode(by_columns),
+                                 "greedy, bfloat16": decode(half)}, 3)
     rows = [(name, new_tokens / seconds) for name, seconds in result.items()]
     table(f"GPT-2 (124M) greedy decoding, {new_tokens} new tokens", rows, unit="tokens/s")
 
@@ -109,6 +138,7 @@ def main() -> int:
     import torch
 
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, {os.cpu_count()} CPUs")
+    bench_vocabulary(args.repeats)
     bench_bert(args.tokens, args.repeats)
     bench_gpt2(args.new_tokens)
     return 0

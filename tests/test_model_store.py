@@ -484,3 +484,26 @@ def test_per_model_state_lives_with_the_model_and_is_closed_when_it_goes():
     assert closed == [first]
     fresh = loaded.attached("probe", lambda model: State())  # a request that still holds the dropped model
     assert fresh is not first and closed == [first, fresh]  # gets its own, closed and kept by nobody
+
+
+@pytest.mark.parametrize("role", ["encoder", "decoder"])
+def test_a_cpu_holds_the_vocabulary_matrix_by_columns_still_tied_and_unchanged(role, tiny_dir):
+    """`models.vocabulary_by_columns`: the output projection's matrix is stored a column at a time (the layout
+    torch's CPU kernels multiply fastest, bench/bench_cpu.py), still the token embeddings' own tensor, with the
+    values the checkpoint saved."""
+    import torch
+    import transformers
+
+    model = models.get(role).model
+    weight = model.get_output_embeddings().weight
+    words = weight.shape[0]
+    # on a GPU (the device check's every-test run), or in bfloat16, it stays as it was saved
+    by_columns = weight.device.type == "cpu" and weight.dtype == torch.float32
+    assert weight.stride() == ((1, words) if by_columns else (weight.shape[1], 1))
+    assert weight is model.get_input_embeddings().weight
+    saved = getattr(transformers, models.MODEL_CLASSES[role]).from_pretrained(tiny_dir / role, dtype=weight.dtype)
+    assert saved.get_output_embeddings().weight.is_contiguous()
+    assert torch.equal(weight.cpu(), saved.get_output_embeddings().weight)
+    ids = torch.tensor([[1, 2, words - 1]])
+    with torch.inference_mode():
+        assert torch.equal(model.get_input_embeddings()(ids.to(weight.device)).cpu(), saved.get_input_embeddings()(ids))
