@@ -34,7 +34,7 @@ def load_gpt2():
     import torch
     from transformers import AutoTokenizer, GPT2Config, GPT2LMHeadModel
 
-    from bg_demo.models import LoadedModel
+    from bg_demo.models import LoadedModel, vocabulary_by_columns
     from bg_demo.tiny_models import build_tiny_models
 
     folder = Path(tempfile.mkdtemp(prefix="bg-demo-bench-"))
@@ -42,6 +42,7 @@ def load_gpt2():
     tokenizer = AutoTokenizer.from_pretrained(folder / "decoder")
     torch.manual_seed(0)
     model = GPT2LMHeadModel(GPT2Config(eos_token_id=tokenizer.eos_token_id, bos_token_id=tokenizer.bos_token_id))
+    vocabulary_by_columns(model)  # as `bg_demo.models.load_model` lays it out for a CPU
     return LoadedModel("decoder", "gpt2-size (random weights)", tokenizer, model.eval(), "cpu")
 
 
@@ -151,8 +152,10 @@ def in_bfloat16(loaded, students: int, new_tokens: int, repeats: int, alone: flo
     from bg_demo.backend.generation.engine import DecodingEngine
     from bg_demo.models import LoadedModel
 
-    half = LoadedModel("decoder", loaded.model_id, loaded.tokenizer, copy.deepcopy(loaded.model).to(torch.bfloat16),
-                       "cpu")
+    model = copy.deepcopy(loaded.model).to(torch.bfloat16)
+    vocabulary = model.get_output_embeddings().weight
+    vocabulary.data = vocabulary.data.contiguous()  # by rows, as `load_model` leaves a bfloat16 model
+    half = LoadedModel("decoder", loaded.model_id, loaded.tokenizer, model, "cpu")
     engine = DecodingEngine(half, max_rows=max(32, students))
     many = [PROMPTS[i % len(PROMPTS)] for i in range(students)]
     times = median_seconds({1: lambda: through_engine(engine, PROMPTS[:1], new_tokens),

@@ -593,3 +593,37 @@ def test_no_korean_text_writes_a_fixed_particle_after_a_filled_in_value():
     fixed = re.compile(r"\{[a-z_]+(?::[^}]*)?\}(?:으로|는|은|가|를|을|와|과|로|이)(?![가-힣(])")
     found = [f"{key}: {value}" for key, value in tables()["ko"].items() if fixed.search(value)]
     assert found == []
+
+
+def test_a_page_s_example_tables_one_per_language_share_one_fill_and_one_run():
+    """Each page's examples are a table per language (the page shows its own language's), and the three share one
+    event that fills the inputs, then one run: a phone's first visit loads every event's wiring (0.6 s for three
+    languages' own pairs at 4x CPU throttling, bench/page_weight.py). A Korean row fills its text and picks its
+    Korean model; an English row fills the text and leaves the model picker alone."""
+    import gradio as gr
+
+    from bg_demo.ui import build_demo, payloads
+    from bg_demo.ui.gradio_compat import block_id, listeners
+
+    demo = build_demo()
+    tables = {block_id(block): block for block in demo.blocks.values() if isinstance(block, gr.Dataset)}
+    fills = [d for d in listeners(demo) if getattr(d.fn, "__name__", "") == "fill"]
+    assert len(tables) >= 30 and len(fills) * len(text.LANGS) == len(tables)
+    numbers = {id(d): n for n, d in enumerate(listeners(demo))}
+    for dependency in fills:
+        shown = [tables[target] for target, name in dependency.targets if name == "select"]
+        assert sorted(payloads._language(table) for table in shown) == sorted(text.LANGS)
+        (then,) = [d for d in listeners(demo) if d.trigger_after == numbers[id(dependency)]]
+        assert then.fn.__name__.endswith("_in_page")  # the page's own run, as its button runs it
+
+    # the fill-mask page's: a Korean row gives the text, top-k and its model; an English row the text and top-k
+    from bg_demo.ui import strings
+
+    korean, english = (strings.example_rows("fill_mask", lang)[1] for lang in ("ko", "en"))
+    (fill_mask,) = [d for d in fills if tables[d.targets[0][0]].raw_samples == strings.example_rows("fill_mask")]
+    by_lang = {payloads._language(tables[target]): tables[target] for target, _ in fill_mask.targets}
+    sent = fill_mask.fn(gr.SelectData(by_lang["ko"], {"index": 1, "value": korean}))
+    assert len(korean) == 3 and [update["value"] for update in sent] == korean
+    sent = fill_mask.fn(gr.SelectData(by_lang["en"], {"index": 1, "value": english}))
+    assert len(english) == 2 and [update["value"] for update in sent[:2]] == english
+    assert isinstance(sent[2], type(gr.skip())) and sent[2] == gr.skip()  # the model picker left as it is

@@ -136,10 +136,10 @@ def ran(shown):
     return result.role, models_of(result.role, model)
 
 
-def _label_models(block: gr.Examples) -> None:
+def _label_models(dataset: gr.Dataset) -> None:
     """An examples table shows a model by its picker label, though the picker lists one role's models at a time."""
     every = [choice for role in ROLES for choice in common.model_choices(role)[1:]]
-    props = block.dataset.component_props
+    props = dataset.component_props
     if len(props) > 2:  # the rows that pick a model (a Korean or Japanese one)
         props[2] = {"choices": [*props[2].get("choices", []), *every]}
 
@@ -169,8 +169,8 @@ def build(reader) -> list[Page]:
         task = Task(reader, show, render, {"text": text, "role": role, "model": model}, [summary, tokens, raw],
                     page_id=TAB_ID, api_name="attention")
         state = task.state  # the weights every redraw reads (a `Ref`: see attention_store)
-        for block in task.examples("attention"):  # a row's model by its label, whichever role it is for
-            _label_models(block)
+        for dataset in task.examples("attention").tables:  # a row's model by its label, whichever role it is for
+            _label_models(dataset)
         task.render([summary, tokens])
         # the controls beside the map on a laptop or projector, so a slider moves in sight of what it changes; on a
         # phone under it (the row's order reversed: assets/style.css), the sliders a thumb's reach below the map.

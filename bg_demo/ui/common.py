@@ -6,12 +6,13 @@ from __future__ import annotations
 import asyncio
 import html
 import re
+from dataclasses import dataclass
 
 import gradio as gr
 
 from bg_demo import backend, config, text
 from bg_demo.look import Look
-from bg_demo.ui import strings
+from bg_demo.ui import gradio_compat, strings
 from bg_demo.ui.session import SESSIONS
 from bg_demo.ui.strings import t
 
@@ -118,46 +119,65 @@ def token_view(tokens, labels=None) -> list[tuple[str, str | None]]:
     return [(f" {token} ", label) for token, label in zip(tokens, labels)]
 
 
-def localized(path, make) -> list:
-    """One block of examples per language, shown only on a page in that language (assets/style.css keys on
-    <html lang>): the language's own rows where it has some (they pick its models), else the English ones, and
-    the column names in its words. `make(rows, lang)` builds a block."""
+def examples(path, inputs, outputs, fn, labels=None, *, samples=None, all_inputs=None, **options) -> Examples:
+    """Example tables, one per language, each shown only on a page in that language (assets/style.css keys on
+    <html lang>): the language's own rows where it has some (they pick its models), else the English ones, with the
+    column names and choices in its words. A click on a row fills the inputs the row gives (an English row leaves
+    the model picker alone; a Korean or Japanese row picks its language's model), then runs `fn` with every input
+    as it is now (`all_inputs`: what the run reads, the inputs unless given); nothing is computed at startup.
+
+    `path`: a key (or keys into nested tables) of assets/examples*.json, or `path(lang)` giving a language's rows;
+    `samples(rows)` makes them table rows (the rows themselves unless given) and `labels(rows)` names them.
+
+    The tables share one pair of events (fill, then run): a page loads every event's wiring on a phone's first
+    visit, about 10 ms each at 4x CPU throttling, so three languages' own pairs (90 events over the app, 29% of its
+    events) cost it 0.6 s (bench/page_weight.py)."""
     find = path if callable(path) else lambda lang: strings.example_rows(path, lang)
     english = find(text.DEFAULT)
-    made = []
+    tables = {}
     for lang in text.LANGS:
         rows = find(lang) or english
         if not rows:
             continue
+        shown = samples(rows) if samples else rows
+        given = inputs[: len(shown[0])]
         with gr.Column(elem_classes=["bg-examples", f"bg-for-{lang}"]):
-            made.append(make(rows, lang))
-    return made
+            dataset = gr.Dataset(components=given, samples=shown, type="index", label=t("common.examples"),
+                                 sample_labels=labels(rows) if labels else None)
+        in_words(dataset, given, lang)
+        tables[dataset] = shown
+    widest = inputs[: max(len(shown[0]) for shown in tables.values())]
+    by_id = {gradio_compat.block_id(dataset): shown for dataset, shown in tables.items()}  # a session's own copy too
+
+    def fill(evt: gr.SelectData):
+        row = by_id[gradio_compat.block_id(evt.target)][evt.index]
+        return tuple(gr.update(value=row[i]) if i < len(row) else gr.skip() for i in range(len(widest)))
+
+    loaded = gr.on([dataset.select for dataset in tables], fill, None, widest, api_visibility="private", queue=False,
+                   show_progress="hidden")
+    ran = loaded.then(fn, all_inputs or inputs, outputs, api_visibility="private", **options)
+    return Examples(list(tables), ran)
 
 
-def in_words(block: gr.Examples, inputs, lang: str) -> None:
+@dataclass(frozen=True)
+class Examples:
+    """A page's example tables (one per language) and the run a click on one of them starts."""
+
+    tables: list  # gr.Dataset, one per language
+    run: object  # the event that runs the page, for `cancels`
+
+
+def in_words(dataset: gr.Dataset, inputs, lang: str) -> None:
     """An examples table in one language's words: its column names are the inputs' labels, and a choice shows
     its label, neither of which the browser translates there."""
-    block.dataset.headers = [strings.words(component.label, lang) for component in inputs]
+    dataset.headers = [strings.words(component.label, lang) for component in inputs]
     # a sample is drawn from its value and, for a choice, the choice's label: the rest of each input's settings
     # (labels, info, sizes) would only make every page heavier, three languages over
-    block.dataset.component_props = [
+    dataset.component_props = [
         {"choices": [(strings.words(label, lang), value) for label, value in props["choices"]]}
         if props.get("choices") else {}
-        for props in block.dataset.component_props
+        for props in dataset.component_props
     ]
-
-
-def examples(inputs, outputs, fn, rows, labels=None, lang: str = text.DEFAULT, all_inputs=None,
-             **options) -> gr.Examples:
-    """Examples that fill the inputs they give (an English row leaves the model picker alone; a Korean or
-    Japanese row picks its language's model), then run with every input as it is now (`all_inputs`: what the run
-    reads, the inputs unless given); nothing is computed at startup."""
-    width = len(rows[0])
-    block = gr.Examples(rows, inputs=inputs[:width], label=t("common.examples"), example_labels=labels,
-                        api_visibility="private")
-    in_words(block, inputs[:width], lang)
-    block.load_input_event.then(fn, all_inputs or inputs, outputs, api_visibility="private", **options)
-    return block
 
 
 def render_outputs(outputs) -> None:

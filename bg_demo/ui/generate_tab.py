@@ -185,15 +185,10 @@ def _build_generation(reader, model) -> Page:
     task = Task(reader, generate, render, dict(zip(names, inputs)), [text, beams, summary, raw], page_id=TAB_ID,
                 api_name="generate", concurrency_id="generate", concurrency_limit=LIMITS.batch_rows)
     # examples only fill the inputs, then start the same Generate event, so Stop can stop every run
-    def make(rows, lang):
-        given = inputs[: len(rows[0]["inputs"])]
-        block = gr.Examples([row["inputs"] for row in rows], given, label=t("common.examples"),
-                            example_labels=[row["label"] for row in rows], api_visibility="private")
-        common.in_words(block, given, lang)
-        return block.load_input_event.then(task.handler, task.all_inputs, task.targets, api_visibility="private",
-                                           **task.options)
-
-    loaded = common.localized("generate", make)
+    loaded = common.examples("generate", inputs, task.targets, task.handler,
+                             lambda rows: [row["label"] for row in rows],
+                             samples=lambda rows: [row["inputs"] for row in rows], all_inputs=task.all_inputs,
+                             **task.options)
     # the status line first: after Stop with several long sequences it was screens below them, out of sight
     task.render([summary, text, beams])
     with gr.Accordion(t("common.raw"), open=False):
@@ -201,7 +196,7 @@ def _build_generation(reader, model) -> Page:
     page = task.wire(run, prompt)
     # Stop ends a running generation with its result so far, then cancels any still waiting in the queue
     stop.click(stop_generating, None, None, api_visibility="private", concurrency_limit=None).then(
-        None, cancels=[*task.events, *loaded]
+        None, cancels=[*task.events, loaded.run]
     )
     strategy.change(controls_for, strategy, [temperature, top_k, top_p, num_beams, seed], api_visibility="private",
                     show_progress="hidden")

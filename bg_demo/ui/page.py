@@ -319,15 +319,11 @@ class Task:
         self.events.append(trigger(self.handler, self.all_inputs, self.targets, api_visibility="private",
                                    **{**self.options, **options}))
 
-    def examples(self, path, labels=None) -> list:
+    def examples(self, path, labels=None) -> common.Examples:
         """The examples at `path` in assets/examples*.json (or `path(lang)`: rows made for a language), for every
-        language that has some; `labels(rows)` names the rows."""
-        def make(rows, lang):
-            return common.examples(list(self.inputs.values()), self.targets, self.handler, rows,
-                                   labels(rows) if labels else None, lang, all_inputs=self.all_inputs,
-                                   **self.options)
-
-        return common.localized(path, make)
+        language that has some (`common.examples`); `labels(rows)` names the rows."""
+        return common.examples(path, list(self.inputs.values()), self.targets, self.handler, labels,
+                               all_inputs=self.all_inputs, **self.options)
 
     def render(self, outputs=None) -> None:
         """The error box, then the outputs made with render=False (all of them unless given)."""

@@ -283,7 +283,7 @@ def _first_examples(demo: gr.Blocks) -> dict:
 
 
 def _language(block) -> str | None:
-    """The language an example table is shown in (`common.localized` puts it in a column marked bg-for-<lang>)."""
+    """The language an example table is shown in (`common.examples` puts it in a column marked bg-for-<lang>)."""
     while block is not None:
         for name in getattr(block, "elem_classes", None) or ():
             if name.startswith("bg-for-"):
