@@ -315,9 +315,13 @@ class Task:
     # --- layout and wiring ------------------------------------------------------------------------------------------
 
     def on(self, trigger, **options) -> None:
-        """Run the page on `trigger` (an event listener, e.g. `radio.input`)."""
-        self.events.append(trigger(self.handler, self.all_inputs, self.targets, api_visibility="private",
-                                   **{**self.options, **options}))
+        """Run the page on `trigger` (an event listener, e.g. `radio.input`), or on any of a list of them, as one
+        event: a phone's first visit pays for every event's wiring (`common.examples`)."""
+        options = {"api_visibility": "private", **self.options, **options}
+        if isinstance(trigger, list):
+            self.events.append(gr.on(trigger, self.handler, self.all_inputs, self.targets, **options))
+        else:
+            self.events.append(trigger(self.handler, self.all_inputs, self.targets, **options))
 
     def examples(self, path, labels=None) -> common.Examples:
         """The examples at `path` in assets/examples*.json (or `path(lang)`: rows made for a language), for every
@@ -337,8 +341,8 @@ class Task:
     def wire(self, *triggers, fields: dict | None = None, needs: tuple = (), share: bool = True) -> Page:
         """Run on each trigger (a Textbox on Enter, anything else on click), add the share row (the inputs plus any
         view `fields`) and return the page, with `needs` the fields a link must give to run it."""
-        for trigger in triggers:
-            self.on(trigger.submit if isinstance(trigger, gr.Textbox) else trigger.click)
+        if triggers:
+            self.on([trigger.submit if isinstance(trigger, gr.Textbox) else trigger.click for trigger in triggers])
         fields = {**self.inputs, **(fields or {})}
         if share:
             share_row(self.page_id, fields)
