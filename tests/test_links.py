@@ -358,3 +358,50 @@ def test_the_model_facts_are_worded_in_the_pages_language_before_measuring(conte
     expect(facts).to_have_count(1, timeout=30_000)
     expect(facts).to_contain_text("항목")
     expect(_visible(page, "table").filter(has_text="GPT-2 (decoder)")).to_have_count(0)
+
+
+def test_a_link_runs_a_page_through_the_event_its_button_and_enter_run():
+    """A page's run button, its text box's Enter and a link's run (a change of the page's trigger) are one event,
+    not one each: a phone's first visit wires every event of the app (bench/page_weight.py). A run whose page gives
+    its own (the lab restoring its steps) gets an event of its own."""
+    from bg_demo.ui import build_demo
+    from bg_demo.ui.gradio_compat import block_id, listeners
+
+    demo = build_demo()
+    events = listeners(demo)
+    changed = {target: d for d in events for target, name in d.targets if name == "change"}
+    pages = {target: d for d in events for target, name in d.targets if name in ("click", "submit")}
+    triggers = [block for block in demo.blocks.values() if isinstance(block, gr.State) and block_id(block) in changed]
+    shared = [changed[block_id(trigger)] for trigger in triggers
+              if any(changed[block_id(trigger)] is d for d in pages.values())]
+    assert len(shared) >= 18  # every tab's pages and sections that a link can run
+    for dependency in shared:
+        names = sorted({name for _, name in dependency.targets})
+        assert names in (["change", "click"], ["change", "click", "submit"]), names
+        assert dependency.fn.__name__.endswith("_in_page")
+    restoring = [d for d in events if getattr(d.fn, "__name__", "") == "restore_in_page"]
+    assert len(restoring) == 1 and [name for _, name in restoring[0].targets] == ["change"]
+
+
+@pytest.mark.parametrize("query", ["?tab=generate", "?tab=fill_mask&text=The+cat+sat+on+the+%5BMASK%5D.&run=1"])
+def test_a_link_starts_only_what_it_asks_for(context, app_url, query):
+    """A link sends the server its query and, with run=1, its page's run: nothing else. A page's own trigger of its
+    run sits outside the tabs (`page.Task.run`); in a tab not yet shown, every link's update of it, even one that
+    skips it, fired its change and ran every page of the app at once."""
+    import json
+
+    page = context.new_page()
+    joined = []
+    page.on("request", lambda r: joined.append(json.loads(r.post_data or "{}").get("fn_index"))
+            if "queue/join" in r.url else None)
+    page.goto(app_url + query)
+    expect(page.get_by_role("tab", name="Generate" if "generate" in query else "Fill-mask", exact=True)
+           .first).to_have_attribute("aria-selected", "true", timeout=30_000)
+    if "run=1" in query:
+        expect(_visible(page, "role=textbox[name='Sentence with the best guess for each mask']")).not_to_have_value(
+            "", timeout=60_000)
+    page.wait_for_timeout(1500)  # what a stray change would have started by now
+    names = {d["id"]: d["api_name"] for d in page.evaluate("() => window.gradio_config.dependencies")}
+    ran = [names[n] for n in joined]
+    assert ran[0] == "on_query" and len(ran) == (2 if "run=1" in query else 1), ran
+    assert all(name.startswith("compute_in_page") for name in ran[1:]), ran  # the fill-mask page's run

@@ -307,7 +307,7 @@ def _build_try(reader, role: str) -> None:
                     {"text": sentence}, [bars], page_id=f"try_{NAMES[role]}", concurrency_id=role)
         task.error.render()
         bars.render()
-        task.wire(button, sentence, share=False)
+        task.wire(button, sentence, share=False, linked=False)  # a link opens the page, not this try
 
 
 # --- all four -------------------------------------------------------------------------------------------------------

@@ -46,6 +46,9 @@ class Run:
     needs: tuple = ()  # fields the link must give for this run (a page with several sections runs those it fills);
     # none named: every text box the run reads that the page starts empty (one with a default may be left out)
     options: dict = field(default_factory=dict)  # event options (concurrency group)
+    # a State whose change already runs `fn` in the page's own event (`page.Task.run`: one event, not two, for a
+    # phone's first visit to wire); None: `Links` makes one, and its event
+    trigger: object = None
 
 
 @dataclass(frozen=True)
@@ -179,7 +182,10 @@ class Links:
         self.pages = {page.id: page for page in pages}
         self.tabs = list(dict.fromkeys(tabs for page in pages for tabs, _ in page.path))
         self.fields = list(dict.fromkeys(c for page in pages for c in page.fields.values()))
-        self.triggers = {run: gr.State(0) for page in pages for run in page.runs}
+        self.triggers = {run: run.trigger or gr.State(0) for page in pages for run in page.runs}
+        for trigger in self.triggers.values():  # a page's own (`page.Task.run`), here with the rest: outside the tabs
+            if not trigger.is_rendered:
+                trigger.render()
         self.bar = bar
 
     def outputs(self) -> list:
@@ -238,4 +244,5 @@ class Links:
                 button.click(partial(self.bar.turn, self, by), [self.bar.state, lang], self.outputs(),
                              api_visibility="private", concurrency_limit=None, show_progress="hidden")
         for run, trigger in self.triggers.items():
-            trigger.change(run.fn, run.inputs, run.outputs, api_visibility="private", **run.options)
+            if run.trigger is None:
+                trigger.change(run.fn, run.inputs, run.outputs, api_visibility="private", **run.options)

@@ -161,7 +161,7 @@ def build(reader, model) -> Page:
         steps = gr.Textbox("", visible=False)
         task.state.change(written_steps, task.state, steps, api_visibility="private", queue=False, show_progress="hidden")
         task.state.change(choices, task.state, picked, api_visibility="private", queue=False, show_progress="hidden")
-        page = task.wire(show_button, text, fields={"steps": steps})
+        page = task.wire(show_button, text, fields={"steps": steps}, linked=False)  # a link restores its steps:
         restored, restored_inputs = task.also(restore, [*inputs.values(), steps])
         page.runs = (Run(restored, restored_inputs, task.targets, options=task.options),)
         stepped, stepped_inputs = task.also(step, [how := gr.State("greedy"), picked, temperature, top_k, top_p, seed,

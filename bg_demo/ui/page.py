@@ -204,6 +204,7 @@ class Task:
         self.state = gr.State(None, time_to_live=STATE_SECONDS)
         self.options = dict(concurrency_id=concurrency_id or page_id, concurrency_limit=concurrency_limit)
         self.events: list = []
+        self.trigger = None  # a link's way to run the page (`run`)
         self.stream = inspect.isasyncgenfunction(compute)
         self.handler = self._page_handler(compute)
         reader.views.append(View(self.state, render, list(outputs), error=self.error))
@@ -338,18 +339,28 @@ class Task:
             for component in outputs:
                 component.render()
 
-    def wire(self, *triggers, fields: dict | None = None, needs: tuple = (), share: bool = True) -> Page:
-        """Run on each trigger (a Textbox on Enter, anything else on click), add the share row (the inputs plus any
-        view `fields`) and return the page, with `needs` the fields a link must give to run it."""
-        if triggers:
-            self.on([trigger.submit if isinstance(trigger, gr.Textbox) else trigger.click for trigger in triggers])
+    def wire(self, *triggers, fields: dict | None = None, needs: tuple = (), share: bool = True,
+             linked: bool = True) -> Page:
+        """Run on each trigger (a Textbox on Enter, anything else on click) and, with `linked`, when a link asks
+        (`Run.trigger`), all through one event; add the share row (the inputs plus any view `fields`) and return
+        the page, with `needs` the fields a link must give to run it (no run without `linked`: the page gives its
+        own)."""
+        runs = (self.run(needs),) if linked else ()
+        listened = [trigger.submit if isinstance(trigger, gr.Textbox) else trigger.click for trigger in triggers]
+        if listened or runs:
+            self.on([*listened, *(run.trigger.change for run in runs)])
         fields = {**self.inputs, **(fields or {})}
         if share:
             share_row(self.page_id, fields)
-        return Page(self.page_id, fields, runs=(self.run(needs),))
+        return Page(self.page_id, fields, runs=runs)
 
     def run(self, needs: tuple = ()) -> Run:
-        return Run(self.handler, self.all_inputs, self.targets, needs, self.options)
+        """The page's run as a link starts it: the event its button runs, fired by a change of `trigger`. The trigger
+        is placed outside the tabs (`links.Links`): a State in a tab not yet shown hears a change from every link's
+        update of it, even one that skips it, and would run its page on every link."""
+        if self.trigger is None:
+            self.trigger = gr.State(0, render=False)
+        return Run(self.handler, self.all_inputs, self.targets, needs, self.options, trigger=self.trigger)
 
     def build(self, button, *submit, rows=None, labels=None, fields=None) -> Page:
         """The usual page: examples, error box and outputs, then the wiring."""

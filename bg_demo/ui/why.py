@@ -105,7 +105,7 @@ def section(reader, explain, inputs: dict, *, page_id: str, api_name: str, link=
         task = Task(reader, why, render, fields, [plot, notes, raw], page_id=page_id, api_name=api_name,
                     concurrency_id=f"{page_id}_why")  # its own group: the page's runs many at once
         task.render()
-        task.wire(button, share=False)
+        task.wire(button, share=False, linked=False)  # a link opens the page, not its panel
         for event in task.events:
             event.then(fit, raw, [layer, head], api_visibility="private", show_progress="hidden")
         if model is not None:
