@@ -627,3 +627,23 @@ def test_a_page_s_example_tables_one_per_language_share_one_fill_and_one_run():
     sent = fill_mask.fn(gr.SelectData(by_lang["en"], {"index": 1, "value": english}))
     assert len(english) == 2 and [update["value"] for update in sent[:2]] == english
     assert isinstance(sent[2], type(gr.skip())) and sent[2] == gr.skip()  # the model picker left as it is
+
+
+def test_an_examples_click_that_names_no_row_fills_nothing():
+    """A select event the tables never sent (another page's table, an index past the rows, no table) changes no
+    input."""
+    import gradio as gr
+
+    from bg_demo.ui import build_demo
+    from bg_demo.ui.gradio_compat import block_id, listeners
+
+    demo = build_demo()
+    fill = next(d for d in listeners(demo) if getattr(d.fn, "__name__", "") == "fill")
+    mine = {target for target, _ in fill.targets}
+    tables = [block for block in demo.blocks.values() if isinstance(block, gr.Dataset)]
+    own = next(table for table in tables if block_id(table) in mine)
+    other = next(table for table in tables if block_id(table) not in mine)
+    assert any(update != gr.skip() for update in fill.fn(gr.SelectData(own, {"index": 0, "value": None})))
+    for target, index in ((other, 0), (own, len(own.raw_samples)), (own, "0"), (None, 0)):
+        sent = fill.fn(gr.SelectData(target, {"index": index, "value": None}))
+        assert all(update == gr.skip() for update in sent), (target, index)

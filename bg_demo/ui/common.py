@@ -129,9 +129,9 @@ def examples(path, inputs, outputs, fn, labels=None, *, samples=None, all_inputs
     `path`: a key (or keys into nested tables) of assets/examples*.json, or `path(lang)` giving a language's rows;
     `samples(rows)` makes them table rows (the rows themselves unless given) and `labels(rows)` names them.
 
-    The tables share one pair of events (fill, then run): a page loads every event's wiring on a phone's first
-    visit, about 10 ms each at 4x CPU throttling, so three languages' own pairs (90 events over the app, 29% of its
-    events) cost it 0.6 s (bench/page_weight.py)."""
+    The tables share one pair of events (fill, then run): a phone's first visit wires every event of the page, and
+    three languages' own pairs (90 of the app's 310 events) cost a 4x-throttled phone 0.5 s to its tab bar (4.7 s
+    against 4.2, visited as bench/page_weight.py's phone is)."""
     find = path if callable(path) else lambda lang: strings.example_rows(path, lang)
     english = find(text.DEFAULT)
     tables = {}
@@ -150,7 +150,10 @@ def examples(path, inputs, outputs, fn, labels=None, *, samples=None, all_inputs
     by_id = {gradio_compat.block_id(dataset): shown for dataset, shown in tables.items()}  # a session's own copy too
 
     def fill(evt: gr.SelectData):
-        row = by_id[gradio_compat.block_id(evt.target)][evt.index]
+        rows = by_id.get(gradio_compat.block_id(evt.target)) if evt.target is not None else None
+        if rows is None or not isinstance(evt.index, int) or not 0 <= evt.index < len(rows):
+            return tuple(gr.skip() for _ in widest)  # no row of these tables: nothing to fill
+        row = rows[evt.index]
         return tuple(gr.update(value=row[i]) if i < len(row) else gr.skip() for i in range(len(widest)))
 
     loaded = gr.on([dataset.select for dataset in tables], fill, None, widest, api_visibility="private", queue=False,

@@ -182,7 +182,7 @@ class Links:
         self.pages = {page.id: page for page in pages}
         self.tabs = list(dict.fromkeys(tabs for page in pages for tabs, _ in page.path))
         self.fields = list(dict.fromkeys(c for page in pages for c in page.fields.values()))
-        self.triggers = {run: run.trigger or gr.State(0) for page in pages for run in page.runs}
+        self.triggers = {run: gr.State(0) if run.trigger is None else run.trigger for page in pages for run in page.runs}
         for trigger in self.triggers.values():  # a page's own (`page.Task.run`), here with the rest: outside the tabs
             if not trigger.is_rendered:
                 trigger.render()
