@@ -42,10 +42,13 @@ def table(title: str, rows: list[tuple[str, float]], unit: str = "ms") -> None:
 
 
 def bench_bert(tokens: int, repeats: int) -> None:
+    import copy
+
     import torch
     from transformers import BertConfig, BertForPreTraining
 
     from bg_demo.backend.fill_mask import mlm_logits
+    from bg_demo.models import linear_layers_through_onednn
 
     torch.manual_seed(0)
     config = BertConfig()  # bert-base: 12 layers, 12 heads, hidden 768, vocabulary 30,522
@@ -68,11 +71,18 @@ def bench_bert(tokens: int, repeats: int) -> None:
             return model.bert(**encoding, **kwargs)
         return run
 
+    routed = copy.deepcopy(model)
+    linear_layers_through_onednn(routed)  # as bg_demo.models loads a model for a CPU
+
+    def routed_body():
+        return routed.bert(**encoding)
+
     with torch.inference_mode():
         result = median_seconds({
             "sdpa (tasks that need no attention map)": body("sdpa"),
             "eager": body("eager"),
             "eager + output_attentions (Attention tab)": body("eager", output_attentions=True),
+            "sdpa, linear layers through oneDNN (bg_demo on a CPU)": routed_body,
         }, repeats)
     model.set_attn_implementation("sdpa")
     table(f"BERT body, bert-base, {tokens} tokens", list(result.items()))
@@ -100,11 +110,63 @@ def bench_vocabulary(repeats: int) -> None:
             table(f"{name} vocabulary projection ({words} x 768), {rows} row(s)", list(result.items()))
 
 
+def bench_linear_kernels(repeats: int) -> None:
+    """torch's own linear kernel (its BLAS: MKL on x86) against oneDNN's, as `bg_demo.models.linear_layers_through_onednn`
+    runs a CPU model's inference: a bert-base-size stack of layers (12 x query, key, value, output, feed-forward in
+    and out: 340 MB of weights, more than any cache, as a forward pass reads them), and the vocabulary projections
+    by columns, as the app holds them, at the rows a guess, a sentence and a class's decoding step multiply."""
+    import copy
+    import types
+
+    import torch
+
+    from bg_demo.models import _linear_through_onednn, linear_layers_through_onednn
+
+    torch.manual_seed(0)
+    shapes = [(768, 768)] * 4 + [(3072, 768), (768, 3072)]
+    stack = torch.nn.Sequential(*(torch.nn.Linear(i, o) for _ in range(12) for o, i in shapes)).eval()
+    through = copy.deepcopy(stack)
+    linear_layers_through_onednn(through)
+    for rows in (1, 9, 20, 64):
+        inputs = {width: torch.randn(rows, width) for width in (768, 3072)}
+        with torch.inference_mode():
+            result = median_seconds({
+                "torch's own (MKL)": lambda: [layer(inputs[layer.in_features]) for layer in stack],
+                "oneDNN (bg_demo on a CPU)": lambda: [layer(inputs[layer.in_features]) for layer in through],
+            }, max(repeats, 10))
+        table(f"bert-base's 72 linear layers, {rows} row(s)", list(result.items()))
+    for rows in (128, 2048):  # an explanation's batched pass, forward and the gradient back to its input
+        inputs = {width: torch.randn(rows, width, requires_grad=True) for width in (768, 3072)}
+
+        def pass_back(layers):
+            def run():
+                for layer in layers:
+                    layer(inputs[layer.in_features]).sum().backward()
+            return run
+
+        for layers in (stack, through):
+            layers.requires_grad_(False)
+        result = median_seconds({"torch's own (MKL)": pass_back(stack), "oneDNN (bg_demo on a CPU)": pass_back(through)},
+                                max(repeats, 5))
+        table(f"bert-base's 72 linear layers, {rows} rows, forward and the input's gradient", list(result.items()))
+    for name, words in (("bert-base", 30_522), ("GPT-2", 50_257)):
+        head = torch.nn.Linear(768, words, bias=False)
+        head.weight.data = head.weight.data.t().contiguous().t()  # by columns, as `vocabulary_by_columns` holds it
+        routed = types.SimpleNamespace(weight=head.weight, bias=None)
+        for rows in (1, 20):
+            hidden = torch.randn(rows, 768)
+            with torch.inference_mode():
+                result = median_seconds({"torch's own (MKL)": lambda: head(hidden),
+                                         "oneDNN (bg_demo on a CPU)": lambda: _linear_through_onednn(routed, hidden)},
+                                        max(repeats, 20))
+            table(f"{name} vocabulary projection by columns, {rows} row(s)", list(result.items()))
+
+
 def bench_gpt2(new_tokens: int) -> None:
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel
 
-    from bg_demo.models import vocabulary_by_columns
+    from bg_demo.models import gelu_in_one_kernel, linear_layers_through_onednn, vocabulary_by_columns
 
     torch.manual_seed(0)
     config = GPT2Config()  # gpt2: 12 layers, 12 heads, hidden 768, vocabulary 50,257
@@ -116,14 +178,25 @@ def bench_gpt2(new_tokens: int) -> None:
     half.to(torch.bfloat16)
     by_columns = GPT2LMHeadModel(config).eval()
     by_columns.load_state_dict(model.state_dict())
-    vocabulary_by_columns(by_columns)  # as bg_demo.models loads a model for a CPU
+    vocabulary_by_columns(by_columns)
+    onednn = GPT2LMHeadModel(config).eval()
+    onednn.load_state_dict(model.state_dict())
+    vocabulary_by_columns(onednn)
+    linear_layers_through_onednn(onednn)
+    fused = GPT2LMHeadModel(config).eval()
+    fused.load_state_dict(model.state_dict())
+    vocabulary_by_columns(fused)  # as bg_demo.models loads a model for a CPU
+    linear_layers_through_onednn(fused)
+    gelu_in_one_kernel(fused)
 
     def decode(m):
         return lambda: m.generate(ids, attention_mask=torch.ones_like(ids), **kwargs)
 
     with torch.inference_mode():
         result = median_seconds({"greedy, float32, vocabulary by rows (as saved)": decode(model),
-                                 "greedy, float32, vocabulary by columns (bg_demo)": decode(by_columns),
+                                 "greedy, float32, vocabulary by columns": decode(by_columns),
+                                 "greedy, float32, by columns, linear layers through oneDNN": decode(onednn),
+                                 "greedy, float32, the same, GELU in one kernel (bg_demo)": decode(fused),
                                  "greedy, bfloat16": decode(half)}, 3)
     rows = [(name, new_tokens / seconds) for name, seconds in result.items()]
     table(f"GPT-2 (124M) greedy decoding, {new_tokens} new tokens", rows, unit="tokens/s")
@@ -139,6 +212,7 @@ def main() -> int:
 
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, {os.cpu_count()} CPUs")
     bench_vocabulary(args.repeats)
+    bench_linear_kernels(args.repeats)
     bench_bert(args.tokens, args.repeats)
     bench_gpt2(args.new_tokens)
     return 0

@@ -507,3 +507,85 @@ def test_a_cpu_holds_the_vocabulary_matrix_by_columns_still_tied_and_unchanged(r
     ids = torch.tensor([[1, 2, words - 1]])
     with torch.inference_mode():
         assert torch.equal(model.get_input_embeddings()(ids.to(weight.device)).cpu(), saved.get_input_embeddings()(ids))
+
+
+def test_the_onednn_linear_kernel_is_there_and_gives_torchs_linear():
+    """The one torch operator called by a private name (`models._onednn_linear`): this torch has it, and it gives
+    `torch.nn.functional.linear` for what the layers pass it: a batch of sequences, a transposed matrix (GPT-2's
+    Conv1D), a strided one (the vocabulary by columns), no bias."""
+    import torch
+
+    kernel = models._onednn_linear()
+    assert kernel is not None
+    torch.manual_seed(0)
+    x, weight, bias = torch.randn(2, 7, 48), torch.randn(40, 48), torch.randn(40)
+    for matrix, b in ((weight, bias), (torch.randn(48, 40).t(), bias), (weight.t().contiguous().t(), None)):
+        with torch.inference_mode():
+            got, want = kernel(x, matrix, b, "none", [], ""), torch.nn.functional.linear(x, matrix, b)
+        assert got.shape == want.shape == (2, 7, 40)
+        assert torch.allclose(got, want, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("role", ["encoder", "decoder"])
+def test_a_cpu_runs_the_linear_layers_through_onednn_and_their_input_gradients_too(role, tiny_dir, monkeypatch):
+    """`models.linear_layers_through_onednn`: on a CPU in float32 every linear layer (GPT-2's Conv1D too) runs its
+    inference through oneDNN's kernel, giving what the checkpoint gives through torch's own; an explanation's
+    gradient with respect to the input goes back through the kernel too and equals torch's; a layer being trained
+    takes torch's own path, and its weight's gradient arrives."""
+    import torch
+    import transformers
+    from transformers.pytorch_utils import Conv1D
+
+    model = models.get(role).model
+    layers = [m for m in model.modules() if type(m) in (torch.nn.Linear, Conv1D)]
+    weight = layers[0].weight
+    routed = weight.device.type == "cpu" and weight.dtype == torch.float32  # not on a GPU, nor in bfloat16
+    calls = []
+    kernel = models._onednn_linear()
+    monkeypatch.setattr(models, "_onednn_linear", lambda: lambda *args: calls.append(1) or kernel(*args))
+    saved = getattr(transformers, models.MODEL_CLASSES[role]).from_pretrained(tiny_dir / role, dtype=weight.dtype)
+    ids = torch.tensor([[1, 5, 7, 2, 9]])
+    with torch.inference_mode():
+        out = model(input_ids=ids.to(weight.device))
+        want = saved(input_ids=ids)
+    logits = (out.logits if role == "decoder" else out.prediction_logits).cpu()
+    assert len(calls) == (len(layers) if routed else 0)
+    assert torch.allclose(logits, want.logits if role == "decoder" else want.prediction_logits, atol=1e-5)
+
+    def input_gradient(network):
+        embeds = network.get_input_embeddings()(ids.to(weight.device)).detach().requires_grad_()
+        out = network(inputs_embeds=embeds)
+        (out.logits if role == "decoder" else out.prediction_logits)[0, -1, 3].backward()
+        return embeds.grad.cpu()
+
+    calls.clear()
+    got, want = input_gradient(model), input_gradient(saved.requires_grad_(False))
+    assert len(calls) > (len(layers) if routed else -1)  # the forward's calls, and the backward's
+    assert got.abs().sum() > 0 and torch.allclose(got, want, atol=1e-5)
+
+    def weight_gradient(network):  # a fine-tuning run training the first layer: torch's path, which gives one
+        trained = next(m for m in network.modules() if type(m) in (torch.nn.Linear, Conv1D)).weight
+        try:
+            trained.requires_grad_(True)
+            out = network(input_ids=ids.to(trained.device))
+            (out.logits if role == "decoder" else out.prediction_logits).sum().backward()
+            return trained.grad.cpu()
+        finally:
+            trained.requires_grad_(False)
+            trained.grad = None
+
+    got, want = weight_gradient(model), weight_gradient(saved)
+    assert got.abs().sum() > 0 and torch.allclose(got, want, atol=1e-4)
+
+
+def test_a_cpu_runs_gpt2s_activation_in_one_kernel():
+    """`models.gelu_in_one_kernel`: on a CPU every GPT-2 block's activation is transformers' fused `GELUTanh`
+    instead of `NewGELUActivation`'s eight operations (the values, against the checkpoint's own, are checked by
+    the test above)."""
+    import collections
+
+    model = models.get("decoder").model
+    kinds = collections.Counter(type(module).__name__ for module in model.modules())
+    blocks = model.config.n_layer
+    on_cpu = next(model.parameters()).device.type == "cpu"
+    assert (kinds["GELUTanh"], kinds["NewGELUActivation"]) == ((blocks, 0) if on_cpu else (0, blocks))
