@@ -9,8 +9,13 @@ students do not arrive together)? The variants take turns; each figure is the me
 
 Then the roofline: the decoding step's matrix products alone (GPT-2's every linear layer and the vocabulary head,
 at 1 row and at --students rows, timed with the same torch), the floor no decoding of those tokens can go under,
-and how near the engine comes to it; and the BERT side's one parity of cost: `backend.fill_mask` against
-transformers' `pipeline("fill-mask")` on the same bert-base-size weights (the vocabulary head at the masks only).
+and how near the engine comes to it; one step with the cache grown as transformers grows it against the engine's
+(`generation.cache.RoomyLayer`); and the BERT side's one parity of cost: `backend.fill_mask` against transformers'
+`pipeline("fill-mask")` on the same bert-base-size weights (the vocabulary head at the masks only).
+
+The GPT-2 is held as `bg_demo.models.load_model` holds a model on a CPU (the vocabulary by columns, the linear
+layers through oneDNN, the activation in one kernel); the fill-mask model is loaded by `load_model` itself, while the
+pipeline loads its own as transformers does.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ def load_gpt2():
     import torch
     from transformers import AutoTokenizer, GPT2Config, GPT2LMHeadModel
 
-    from bg_demo.models import LoadedModel, vocabulary_by_columns
+    from bg_demo.models import LoadedModel, gelu_in_one_kernel, linear_layers_through_onednn, vocabulary_by_columns
     from bg_demo.tiny_models import build_tiny_models
 
     folder = Path(tempfile.mkdtemp(prefix="bg-demo-bench-"))
@@ -42,7 +47,9 @@ def load_gpt2():
     tokenizer = AutoTokenizer.from_pretrained(folder / "decoder")
     torch.manual_seed(0)
     model = GPT2LMHeadModel(GPT2Config(eos_token_id=tokenizer.eos_token_id, bos_token_id=tokenizer.bos_token_id))
-    vocabulary_by_columns(model)  # as `bg_demo.models.load_model` lays it out for a CPU
+    vocabulary_by_columns(model)  # as `bg_demo.models.load_model` lays it out and runs it on a CPU
+    linear_layers_through_onednn(model)
+    gelu_in_one_kernel(model)
     return LoadedModel("decoder", "gpt2-size (random weights)", tokenizer, model.eval(), "cpu")
 
 
@@ -109,6 +116,7 @@ def main() -> int:
     rate = args.students * alone_engine / batch_engine
     print(f"{args.students} students, engine aggregate vs one stream: {rate:.1f}x")
     roofline(loaded.model, args.students, n, alone_engine, batch_engine, args.repeats)
+    cache_growth(loaded.model, args.students, args.repeats)
     in_bfloat16(loaded, args.students, n, args.repeats, alone_engine, batch_engine)
     fill_mask_parity(args.repeats)
     return 0
@@ -118,16 +126,15 @@ def roofline(model, students: int, new_tokens: int, alone: float, together: floa
     """The decoding step's matrix products alone, at 1 row and at `students` rows: the floor of the engine's time."""
     import torch
 
-    # (weight, Conv1D?) of every linear layer: GPT-2's Conv1D holds its weight (in, out), a Linear (the vocabulary
-    # head) (out, in); each is timed as the model runs it
-    layers = [(module.weight.detach(), type(module).__name__ == "Conv1D") for module in model.modules()
-              if type(module).__name__ in ("Conv1D", "Linear")]
-    flops_per_row = 2 * sum(weight.numel() for weight, _ in layers)
+    # every linear layer (GPT-2's Conv1D holds its weight (in, out), a Linear, the vocabulary head, (out, in)),
+    # each called as the model calls it: through the kernel `bg_demo.models.load_model` gives it
+    layers = [(module, module.weight.shape[0] if type(module).__name__ == "Conv1D" else module.weight.shape[1])
+              for module in model.modules() if type(module).__name__ in ("Conv1D", "Linear")]
+    flops_per_row = 2 * sum(module.weight.numel() for module, _ in layers)
 
     def step(rows: int):
-        inputs = [torch.randn(rows, weight.shape[0] if conv else weight.shape[1]) for weight, conv in layers]
-        return lambda: [x @ weight if conv else torch.nn.functional.linear(x, weight)
-                        for x, (weight, conv) in zip(inputs, layers, strict=True)]
+        inputs = [torch.randn(rows, width) for _, width in layers]
+        return lambda: [module(x) for x, (module, _) in zip(inputs, layers, strict=True)]
 
     with torch.inference_mode():
         times = median_seconds({1: step(1), students: step(students)}, max(repeats, 5))
@@ -140,6 +147,37 @@ def roofline(model, students: int, new_tokens: int, alone: float, together: floa
     print(f"lone: floor {floor_alone:.2f} s, the engine {alone:.2f} s; so a class of {students} can be at best "
           f"{floor_together / alone:.2f}x a lone student's time (engine now: {together / alone:.2f}x), and decode at "
           f"most {students * alone / floor_together:.1f}x one stream (engine now: {students * alone / together:.1f}x)")
+
+
+def cache_growth(model, students: int, repeats: int) -> None:
+    """One decoding step of `students` rows with transformers' `DynamicLayer` (a new tensor for the whole cache at
+    every step) against the engine's `RoomyLayer` (the step's column written in place), at three cache lengths."""
+    import torch
+    from transformers import DynamicCache
+
+    from bg_demo.backend.generation.cache import with_room
+
+    print(f"\na step of {students} rows, the cache as transformers grows it vs as the engine does (ms)")
+    for length in (30, 100, 200):
+        ids = torch.randint(0, model.config.vocab_size, (students, length))
+        mask = torch.ones(students, length + 1, dtype=torch.long)
+        last, positions = ids[:, -1:], torch.full((students, 1), length)
+        steps = {}
+        for name, cache in (("DynamicLayer (torch.cat)", DynamicCache(config=model.config)),
+                            ("RoomyLayer (in place)", with_room(DynamicCache(config=model.config)))):
+            with torch.inference_mode():
+                model(input_ids=ids, attention_mask=mask[:, :length], past_key_values=cache, use_cache=True,
+                      logits_to_keep=1)
+
+            def step(cache=cache):
+                with torch.inference_mode():
+                    model(input_ids=last, attention_mask=mask, position_ids=positions, past_key_values=cache,
+                          use_cache=True)
+                cache.crop(-1)  # back to `length` columns, so every repeat is the same step
+
+            steps[name] = step
+        times = median_seconds(steps, max(repeats, 10))
+        print(f"  {length:4d} tokens cached: " + ", ".join(f"{name} {seconds * 1000:.1f}" for name, seconds in times.items()))
 
 
 def in_bfloat16(loaded, students: int, new_tokens: int, repeats: int, alone: float, together: float) -> None:

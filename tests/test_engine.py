@@ -88,6 +88,8 @@ def test_a_late_request_joins_mid_way_and_leaves_as_soon_as_it_is_done():
     long = submit(PROMPTS[0], GenerationSettings("temperature", max_new_tokens=200, seed=5))
     stream = iter(long)
     first = next(stream)
+    layers = engine.engine_for(models.get("decoder"))._cache.layers  # the batch's cache writes each step in place
+    assert {type(layer).__name__ for layer in layers} == {"RoomyLayer"}
     short = finish(submit(PROMPTS[1], GenerationSettings("greedy", max_new_tokens=5)))
     later = next(stream)
     assert short.done and short.texts == generate(PROMPTS[1], "greedy", max_new_tokens=5).texts
@@ -332,3 +334,66 @@ def test_requests_the_engine_cannot_admit_get_the_error_and_the_engine_goes_on(m
     assert errors == ["the device refused the turn"] * len(handles)
     monkeypatch.undo()
     assert finish(submit(PROMPTS[0], GenerationSettings("greedy", max_new_tokens=4))).done  # the engine lives on
+
+
+def test_a_step_pads_finished_rows_and_picks_each_requests_own_token():
+    """`DecodingEngine._choose` on a hand-made step: plain greedy rows take the batch's best tokens, a request
+    with processors (a repetition penalty) its own, and a row that has made its end-of-text token goes on with it
+    (padding, as `generate` pads), whatever its logits say; each kept token's probability and rank are recorded."""
+    import torch
+
+    from bg_demo.backend.generation.types import Request
+
+    loaded = models.get("decoder")
+    tokenizer, eos = loaded.tokenizer, loaded.tokenizer.eos_token_id
+    greedy, penalised = GenerationSettings("greedy", 5), GenerationSettings("greedy", 5, repetition_penalty=2.0)
+
+    def running(settings, ids, unfinished):
+        return engine._Running(Request.of("x", settings), None, None, torch.tensor(ids), engine.logits_processors(settings),
+                               None, time.monotonic(), torch.tensor(unfinished), [[] for _ in ids])
+
+    plain = running(greedy, [[5, 6], [7, 8]], [1, 0])  # its second row has finished
+    penalty = running(penalised, [[9, 9]], [1])  # token 9 is the best, but already said twice
+    logits = torch.full((3, tokenizer.vocab_size), -5.0)
+    logits[0, 9], logits[0, 13] = 3.0, 2.0  # halved by the penalty, 9 falls below 13
+    logits[1, 11] = logits[2, 12] = 3.0
+    picked = engine.DecodingEngine._choose(None, [penalty, plain], logits, tokenizer)
+    assert picked.tolist() == [13, 11, eos]
+    assert [[t.token_id for t in row] for row in plain.tokens] == [[11], []]  # the finished row records nothing
+    assert [t.token_id for t in penalty.tokens[0]] == [13] and penalty.tokens[0][0].rank == 2
+    assert plain.unfinished.tolist() == [1, 0] and plain.running_rows == [True, False]
+    assert plain.ids.tolist() == [[5, 6, 11], [7, 8, eos]] and penalty.ids.tolist() == [[9, 9, 13]]
+
+
+def test_the_cache_writes_each_step_in_place_and_holds_what_transformers_cache_holds():
+    """`cache.RoomyLayer`: a step's new column is written into the layer's buffer (no copy of the cache) for `ROOM`
+    steps, then the buffer grows once; keys and values stay those of transformers' own `DynamicLayer`, also after
+    the engine replaces them (rows leaving the batch)."""
+    import torch
+    from transformers.cache_utils import DynamicLayer
+
+    from bg_demo.backend.generation.cache import ROOM, RoomyLayer
+
+    torch.manual_seed(0)
+    roomy, plain = RoomyLayer(), DynamicLayer()
+    first = torch.randn(2, 3, 5, 4)
+
+    def step(columns=1):
+        new = torch.randn(first.shape[0] if roomy.keys.dim() < 4 else roomy.keys.shape[0], 3, columns, 4)
+        got, want = roomy.update(new, new * 2), plain.update(new, new * 2)
+        assert all(torch.equal(a, b) for a, b in zip(got, want, strict=True))
+
+    for layer in (roomy, plain):
+        layer.update(first, first + 1)
+    buffer = roomy.keys.data_ptr()
+    for _ in range(ROOM):
+        step()
+    assert roomy.keys.data_ptr() == buffer and roomy.keys.shape[-2] == 5 + ROOM
+    step()
+    assert roomy.keys.data_ptr() != buffer  # past its room: a new buffer, once
+    for layer in (roomy, plain):  # a row leaves, as the engine drops it
+        layer.keys, layer.values = layer.keys[[1]], layer.values[[1]]
+    step(3)
+    buffer = roomy.keys.data_ptr()
+    step()
+    assert roomy.keys.data_ptr() == buffer
