@@ -324,7 +324,9 @@ def _onednn_linear():
     if kernel is None:
         return None
     try:
-        x, weight, bias = torch.randn(3, 16), torch.randn(8, 16), torch.randn(8)
+        # fixed values, not random ones: the probe leaves torch's random generator where it was
+        x, weight, bias = (torch.arange(n, dtype=torch.float32).reshape(shape).sin() for n, shape in
+                           ((48, (3, 16)), (128, (8, 16)), (8, (8,))))
         with torch.inference_mode():
             same = torch.allclose(kernel(x, weight, bias, "none", [], ""), torch.nn.functional.linear(x, weight, bias),
                                   atol=1e-5, rtol=1e-5)
@@ -379,13 +381,13 @@ def _linear_through_onednn(self, x):
 def linear_layers_through_onednn(model) -> int:
     """Run the inference of every linear layer of a model held on a CPU in float32 through oneDNN, torch's other CPU
     kernel library, instead of its BLAS (MKL on x86); returns how many layers it set. MKL repacks the weight for
-    every product of a few rows, so a layer costs as much at 9 rows as at 64: through oneDNN a bert-base-size layer
-    stack reads its 340 MB of weights 2.0-2.2x faster at 9, 20 and 64 rows and 1.5x at one row, and the vocabulary
-    projection 2.6-3x faster at 1 to 20 rows (torch 2.13, 2 vCPUs of an AMD EPYC; `bench/bench_cpu.py`). Each
-    layer keeps its class, parameters and layout (shared, tied, read by the views as before): only its `forward`
-    changes. An explanation's gradient with respect to the input goes back through the same kernel (2x faster
-    too: 0.49-0.54x torch's time at 128 to 2,048 rows); a layer whose weight is being trained (a fine-tuning run)
-    takes torch's own path. The sums run in another order: outputs differ by ~1e-6 of their scale."""
+    every product of a few rows, so a layer cost about as much at 9 rows as at 64: through oneDNN a bert-base-size
+    stack of layers (340 MB of weights) takes 0.43-0.47x the time at 9 to 64 rows and 0.57x at one row, the
+    vocabulary projection 0.37-0.44x at 1 to 20 rows, and an explanation's pass (forward and the input's gradient)
+    0.42-0.49x at 128 to 2,048 rows (torch 2.13, 2 vCPUs of an AMD EPYC; `bench/bench_cpu.py`). Each layer keeps
+    its class, parameters and layout (shared, tied, read by the views as before): only its `forward` changes. A
+    layer whose weight is being trained (a fine-tuning run) takes torch's own path. The sums run in another order:
+    outputs differ by ~1e-6 of their scale."""
     import types
 
     import torch
@@ -407,8 +409,8 @@ def linear_layers_through_onednn(model) -> int:
 def gelu_in_one_kernel(model) -> int:
     """Swap GPT-2's activation (transformers' `NewGELUActivation`: the tanh approximation of GELU written as eight
     tensor operations) for transformers' own `GELUTanh`, the same formula in torch's one fused kernel; returns how
-    many it swapped. On a CPU they were ~2 of a 20-row decoding step's ~40 ms (`bench/bench_cpu.py`). The values
-    agree to rounding (~1e-7)."""
+    many it swapped. On a CPU GPT-2 decodes 59.2 tokens/s so instead of 55.0 (`bench/bench_cpu.py`); at 20 rows
+    the eight operations took ~2 ms of a ~36-ms step (torch's profiler). The values agree to rounding (~1e-7)."""
     from transformers.activations import GELUTanh, NewGELUActivation
 
     swapped = 0

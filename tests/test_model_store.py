@@ -589,3 +589,30 @@ def test_a_cpu_runs_gpt2s_activation_in_one_kernel():
     blocks = model.config.n_layer
     on_cpu = next(model.parameters()).device.type == "cpu"
     assert (kinds["GELUTanh"], kinds["NewGELUActivation"]) == ((blocks, 0) if on_cpu else (0, blocks))
+
+
+@pytest.mark.parametrize("kernel", ["missing", "failing", "wrong"])
+def test_a_torch_whose_onednn_kernel_is_missing_fails_or_disagrees_keeps_its_own_linear_layers(kernel, monkeypatch):
+    """`models._onednn_linear` probes the kernel once: without it, or where it raises or gives other values than
+    `torch.nn.functional.linear`, no layer is set and the model runs as torch runs it."""
+    import types
+
+    import torch
+
+    def failing(*args):
+        raise RuntimeError("no oneDNN here")
+
+    def wrong(x, weight, bias, *args):
+        return torch.nn.functional.linear(x, weight, bias) + 1
+
+    ops = types.SimpleNamespace(**({} if kernel == "missing" else {"_linear_pointwise": locals()[kernel]}))
+    monkeypatch.setattr(torch.ops, "mkldnn", ops)
+    models._onednn_linear.cache_clear()
+    try:
+        layer = torch.nn.Linear(4, 3)
+        assert models._onednn_linear() is None
+        assert models.linear_layers_through_onednn(torch.nn.Sequential(layer)) == 0 and "forward" not in vars(layer)
+    finally:
+        monkeypatch.undo()
+        models._onednn_linear.cache_clear()
+    assert models._onednn_linear() is not None

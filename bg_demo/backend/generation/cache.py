@@ -12,8 +12,8 @@ ROOM = 32  # columns a layer keeps free after its keys and values
 class RoomyLayer(DynamicLayer):
     """transformers' `DynamicLayer` whose keys and values are the first columns of buffers with `ROOM` columns to
     spare: a decoding step writes its one new column in place, where `DynamicLayer` copies the whole cache into a
-    new tensor (`torch.cat`) at every step. A step of 20 rows at GPT-2 size took 60.4 ms with 200 tokens cached and
-    46.7 ms so (43.0 / 37.1 ms at 100 tokens, 32.9 / 31.8 ms at 30), with the same logits (`bench/engine.py`). The
+    new tensor (`torch.cat`) at every step. A step of 20 rows at GPT-2 size took 63.3 ms with 200 tokens cached and
+    46.9 ms so (47.1 / 40.8 ms at 100 tokens, 37.7 / 36.1 ms at 30), with the same logits (`bench/engine.py`). The
     buffer starts again (one copy) whenever the keys are not its own view: the prefill's, those the engine builds
     when rows join or leave the batch, or once the columns outgrow the room."""
 
