@@ -174,13 +174,14 @@ class Refused(RuntimeError):
         self.status, self.detail = status, detail
 
 
-def body(fn_index: int, session: str, args) -> dict:
-    return {"data": [*args, *classroom.LOOK], "fn_index": fn_index, "session_hash": session, "event_data": None, "trigger_id": None}
+def body(fn_index: int, session: str, args, look: bool = True) -> dict:
+    return {"data": [*args, *(classroom.LOOK if look else ())], "fn_index": fn_index, "session_hash": session, "event_data": None, "trigger_id": None}
 
 
-def join(http, fn_index: int, session: str, args) -> str:
-    """Queue one request; its event id, or Refused."""
-    answer = http.post("gradio_api/queue/join", json=body(fn_index, session, args))
+def join(http, fn_index: int, session: str, args, look: bool = True) -> str:
+    """Queue one request (with the reader's look, as a page sends it, unless `look` is False); its event id, or
+    Refused."""
+    answer = http.post("gradio_api/queue/join", json=body(fn_index, session, args, look))
     if answer.status_code != 200:
         try:
             detail = str(answer.json().get("detail"))
@@ -193,8 +194,8 @@ def join(http, fn_index: int, session: str, args) -> str:
 class Student(classroom.Student):
     """classroom's Student (a page open: heartbeat, one session), whose refused requests say why."""
 
-    def submit(self, endpoint: str, args) -> str:
-        return join(self.http, self.fn[endpoint.strip("/")], self.session, args)
+    def submit(self, endpoint: str, args, look: bool = True) -> str:  # classroom.Student.predict passes `look`
+        return join(self.http, self.fn[endpoint.strip("/")], self.session, args, look)
 
 
 class Visitor(Student):
@@ -288,12 +289,13 @@ def exactly(tokenizer, n: int, tail: str = "") -> str:
 
 def api_defaults(url: str, name: str) -> list:
     """The endpoint's parameters' defaults (None for a parameter without one), from the API description that
-    gradio_client's view_api() reads."""
+    gradio_client's view_api() reads; less the reader's look (`lang`, `width`), which every request adds."""
     with urllib.request.urlopen(url + "gradio_api/info", timeout=30) as answer:
         api = json.load(answer)["named_endpoints"]
     if name not in api:
         raise KeyError(f"the app has no {name} endpoint")
-    return [p["parameter_default"] if p.get("parameter_has_default") else None for p in api[name]["parameters"]]
+    return [p["parameter_default"] if p.get("parameter_has_default") else None for p in api[name]["parameters"]
+            if p.get("parameter_name") not in ("lang", "width")]
 
 
 def under_load(server: Server, student: Student, name: str, args, other: Student | None) -> dict:

@@ -391,13 +391,10 @@ def linear_layers_through_onednn(model) -> int:
     import types
 
     import torch
+    from transformers.pytorch_utils import Conv1D
 
     if _onednn_linear() is None:
         return 0
-    try:
-        from transformers.pytorch_utils import Conv1D
-    except ImportError:  # pragma: no cover - transformers always has it
-        Conv1D = ()  # noqa: N806
     routed = 0
     for module in model.modules():
         if type(module) in (torch.nn.Linear, Conv1D) and module.weight.dtype == torch.float32:

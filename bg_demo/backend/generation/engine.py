@@ -309,8 +309,7 @@ class DecodingEngine:
                 picked = best[rows]
             chosen.append(picked)
         was_running = torch.cat([running.unfinished for running in runnings])
-        picked = torch.cat(chosen) if len(chosen) > 1 else chosen[0]
-        picked = picked * was_running + eos * (1 - was_running)  # finished rows pad, as in generate  (B,)
+        picked = torch.cat(chosen) * was_running + eos * (1 - was_running)  # finished rows pad, as in generate  (B,)
         picked_logits = logits.gather(1, picked[:, None])  # (B, 1)
         probabilities = (picked_logits[:, 0] - logits.logsumexp(-1)).exp()
         ranks = (logits > picked_logits).sum(-1) + 1
