@@ -205,6 +205,51 @@ def test_a_running_app_s_session_is_found_by_its_hash_and_none_is_made():
     assert gradio_compat.kept_session(demo, "b") is None and "b" not in holder
 
 
+def test_blocks_taken_out_of_the_layout_stay_served_and_a_render_sends_them_as_this_session_holds_them():
+    """What `ui.lazy` does with Gradio: a tab's blocks out of the config's layout but registered with their events,
+    sent by a render into its container, a component a handler changed for the session sent as changed (Gradio's
+    unrendered copy, given the page it lacks), and a new page's layout as it was, whichever session rendered."""
+    from gradio.state_holder import StateHolder
+
+    with gr.Blocks() as demo:
+        with gr.Tab("A") as item:
+            box = gr.Textbox(label="before")
+        opened = gr.Button()
+        children = gradio_compat.take_children(item)
+        with item:
+            content = gr.Column()
+            gradio_compat.adopt(content, children)
+
+            @gr.render(triggers=[opened.click])
+            def _show():
+                gradio_compat.render_here([content])
+        item.children.remove(content)
+        relabel = gr.Button()
+        relabel.click(lambda: gr.Textbox(label="after"), None, box)
+    (form,) = children  # Gradio's own wrapper of the box
+    assert box in form.children and content.children == [form] and form.parent is content
+    assert content not in item.children and demo.blocks[content._id] is content
+    (container,) = [c for c in item.children if isinstance(c, gr.Column)]
+    laid = json.dumps(demo.get_config_file()["layout"])
+    assert f'"id": {box._id}' not in laid and demo.blocks[box._id] is box  # out of the layout, still served
+
+    serving.use_lean_sessions()
+    holder = StateHolder()
+    holder.set_blocks(demo)
+    rendering = gradio_compat.render_listener(demo, container)
+    shared = holder["shared"]  # a session that has changed nothing: the app's table
+    sent = asyncio.run(demo.process_api(rendering, [], shared))["render_config"]["components"]
+    assert {box._id, content._id} <= {c["id"] for c in sent}
+    session = holder["s"]
+    relabelling = next(d for d in gradio_compat.listeners(demo) if d.outputs == [box])
+    asyncio.run(demo.process_api(relabelling, [], session))
+    assert not hasattr(session.blocks_config.blocks[box._id], "page")  # Gradio's copy, which render_here mends
+    output = asyncio.run(demo.process_api(rendering, [], session))
+    sent = {c["id"]: c for c in output["render_config"]["components"]}
+    assert sent[box._id]["props"]["label"] == "after" and content._id in sent
+    assert json.dumps(demo.get_config_file()["layout"]) == laid and container.children == []  # a new page's
+
+
 def test_idle_sessions_are_swept_through_gradio_s_state_holder():
     import datetime
 
@@ -408,6 +453,9 @@ def test_the_core_bundle_the_language_switch_imports_exports_change_locale():
 def test_the_markup_view_js_reads_is_in_gradio_s_frontend():
     markup, scripts, styles = gradio_compat.MARKUP, _assets("*.js"), "".join(_assets("*.css").values())
     assert markup["tab_panel"] == "[role=tabpanel]" and any('role="tabpanel"' in s for s in scripts.values())
+    # a tab's button: role "tab", its tab's id in data-tab-id (`ui.lazy` clicks it to open a tab)
+    assert markup["tab_button"] == 'button[role=tab][data-tab-id="%s"]'
+    assert any('role="tab"' in s and "`data-tab-id`" in s for s in scripts.values())
     assert markup["block"] == ".block" and any("class:`block ${" in s for s in scripts.values())
     # a button's variant is its class: "primary" among the button's own variants, in its stylesheet
     assert markup["run_button"] == "button.primary"

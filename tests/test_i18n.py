@@ -134,7 +134,7 @@ def test_every_page_event_reads_the_look_and_keeps_its_state_and_a_change_of_loo
     assert [block.elem_id for block in rerender.inputs[:2]] == [language.ELEM_ID, screen.ELEM_ID]
     read = {block_id(block) for block in rerender.inputs if isinstance(block, gr.State)}
     # every page's state, and only those, with the lesson's bar (its step) and maker (the link made)
-    kept = {block_id(block) for d in listeners(demo) if getattr(d.fn, "__name__", "") in ("on_query", "made")
+    kept = {block_id(block) for d in listeners(demo) if getattr(d.fn, "__name__", "") in ("on_opened", "made")
             for block in d.outputs if isinstance(block, gr.State) and block.time_to_live == lesson.STATE_SECONDS}
     assert len(kept) == 2
     assert read == {block_id(dependency.outputs[-1]) for dependency in events} | kept

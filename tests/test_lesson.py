@@ -25,7 +25,12 @@ def app():
 
     demo = build_demo()
     found = {getattr(d.fn, "__name__", ""): d for d in listeners(demo)}
-    return found["on_query"].fn.__self__, found["made"].fn
+    return found["on_opened"].fn.__self__, found["made"].fn
+
+
+def _turn(links, by: int, shown, lang: str) -> list:
+    """Previous (-1) or Next (+1) as the page takes it: the bar's query, opened (its tab first) as a link is."""
+    return links.on_opened(links.opening(links.bar.turn(by, shown, lang)))
 
 
 def _value(update):
@@ -76,11 +81,13 @@ def test_a_teachers_eight_step_lesson_round_trips_pages_inputs_views_and_notes(a
     shown = None
     for k, (page_id, values, note) in enumerate(EIGHT, start=1):
         if k == 1:  # the link as the browser hands it over on load, with the language it reads from the link
-            updates = links.on_query(f"?{query}&{LANG_ASKED}={lang}")
+            opening = links.opening(f"?{query}&{LANG_ASKED}={lang}")
         else:  # then Next, from the step the bar keeps
-            updates = links.bar.turn(links, 1, shown, lang)
+            opening = links.opening(links.bar.turn(1, shown, lang))
+        updates = links.on_opened(opening)
         by, tabs, runs = _opened(links, updates[: -len(links.bar.outputs())])
         page = links.pages[page_id]
+        assert opening.partition("|")[0].split("/")[0] == page.path[0][1]  # the browser opens the page's tab first
         assert {tabs[t] for t, _ in page.path} == {tab_id for _, tab_id in page.path}  # its tab (and sub-tab)
         for name, raw in values.items():
             wanted = convert(page.fields[name], raw)
@@ -93,8 +100,8 @@ def test_a_teachers_eight_step_lesson_round_trips_pages_inputs_views_and_notes(a
         assert dict(parse_qsl(address.lstrip("?"))) == {"lesson": dict(parse_qsl(query))["lesson"], "step": str(k)}
     assert "&lt;b&gt;" in lesson.note_words(EIGHT[1][2], lang)  # the teacher's markup is shown as text
     # Next on the last step stays there; Previous goes back, to the same page and values
-    assert links.bar.turn(links, 1, shown, lang)[-len(links.bar.outputs()):][4].result["k"] == len(EIGHT)
-    back = links.bar.turn(links, -1, shown, lang)
+    assert _turn(links, 1, shown, lang)[-len(links.bar.outputs()):][4].result["k"] == len(EIGHT)
+    back = _turn(links, -1, shown, lang)
     by, _, _ = _opened(links, back[: -len(links.bar.outputs())])
     assert _value(by[links.pages["compare"].fields["text"]]) == "I went to the bank."
 
@@ -189,7 +196,7 @@ def test_a_step_out_of_range_opens_the_nearest_and_an_expired_bar_does_nothing(a
     for asked, k in (("0", 1), ("-3", 1), ("99", n), ("two", 1), ("", 1)):
         shown = links.on_query(f"?lesson=guided&step={asked}")[-len(links.bar.outputs()):][4]
         assert shown.result["k"] == k
-    assert all(update == gr.skip() for update in links.bar.turn(links, 1, None, "en"))
+    assert links.bar.turn(1, None, "en") == gr.skip()
 
 
 def test_the_makers_words_name_the_limits_it_enforces():

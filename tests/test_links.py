@@ -405,5 +405,5 @@ def test_a_link_starts_only_what_it_asks_for(context, app_url, query):
     page.wait_for_timeout(1500)  # what a stray change would have started by now
     names = {d["id"]: d["api_name"] for d in httpx.get(f"{app_url}config").json()["dependencies"]}
     ran = [names[n] for n in joined]
-    assert ran[0] == "on_query" and len(ran) == (2 if "run=1" in query else 1), ran
+    assert ran[0] == "on_opened" and len(ran) == (2 if "run=1" in query else 1), ran
     assert all(name.startswith("compute_in_page") for name in ran[1:]), ran  # the fill-mask page's run

@@ -20,6 +20,7 @@ from bg_demo.ui import (
     generate_tab,
     gradio_compat,
     language,
+    lazy,
     lesson,
     next_sentence_tab,
     page,
@@ -72,7 +73,10 @@ def build_demo() -> gr.Blocks:
         # every tab stays in the bar, on as many lines as the screen needs, instead of a "…" menu
         with gr.Tabs(overflow_behavior="wrap") as tabs:
             steps, maker = start_tab.build()
-            pages = [p.under(tabs, tab.TAB_ID) for tab in TABS for p in tab.build(reader)]
+            pages = []
+            for tab in TABS:
+                pages += [p.under(tabs, tab.TAB_ID) for p in tab.build(reader)]
+                lazy.defer(demo, tabs.children[-1], tab.TAB_ID)  # its content sent when the tab is first opened
         links = Links(pages, lesson.Bar(reader))  # the bar after the tabs: it stays at the window's foot
         links.wire(demo, steps, reader.lang)
         maker.wire(reader, links.pages)
@@ -104,7 +108,7 @@ def launch_options() -> dict:
     middleware = [Middleware(serving.Guard), Middleware(serving.PageCache), gzip, Middleware(serving.Lighter)]
     return dict(theme=gr.themes.Soft(primary_hue="blue", font=serving.FONTS, font_mono=serving.MONO_FONTS),
                 css_paths=[ASSETS / "style.css"], i18n=I18N,
-                head=language.HEAD + screen.HEAD + view.HEAD, state_session_capacity=serving.SESSION_CAPACITY, enable_monitoring=False,
+                head=language.HEAD + screen.HEAD + view.HEAD + lazy.HEAD, state_session_capacity=serving.SESSION_CAPACITY, enable_monitoring=False,
                 max_file_size=serving.MAX_FILE_SIZE,
                 app_kwargs={"middleware": middleware})
 

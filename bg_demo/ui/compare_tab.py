@@ -216,8 +216,9 @@ def headers_follow_language(reader, component: gr.Dataframe, key: str) -> None:
     """A table's column names in the page's language from the start, and after a switch, with its rows kept.
     The switch's own relabel (`language.wire`) sets the table's `headers`, which a table shows only once a value
     comes with them: an empty one kept the English names it was built with until its first result."""
-    def relabel(lang: str, shown):
-        data = shown.values.tolist() if hasattr(shown, "values") else []
-        return {"headers": text.t(key, lang).split("|"), "data": data}
+    def relabel(lang: str, shown):  # the table as the browser sends it: None while its tab is not opened (`ui.lazy`)
+        data = shown.get("data") or [] if isinstance(shown, dict) else []
+        return {"headers": text.t(key, text.language(lang)).split("|"), "data": data}
 
-    reader.lang.change(relabel, [reader.lang, component], component, api_visibility="private", queue=False)
+    reader.lang.change(relabel, [reader.lang, component], component, api_visibility="private", queue=False,
+                       preprocess=False)

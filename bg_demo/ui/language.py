@@ -89,4 +89,4 @@ def wire(demo: gr.Blocks, reader, tables=()) -> None:
     rerender, inputs, shown = reader.rerendering()
     # queued: a page's figures take a moment to draw, and every client gets its turn
     radio.input(chosen, radio, outputs, js=_CHOOSE, api_visibility="private", queue=False).then(
-        rerender, inputs, shown, api_visibility="private", show_progress="hidden")
+        rerender, inputs, shown, api_visibility="private", show_progress="hidden", preprocess=False)

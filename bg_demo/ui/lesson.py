@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import time
 import zlib
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
@@ -175,13 +176,24 @@ class Bar:
         position = {"lesson": params[LESSON], "steps": steps, "k": step_number(params.get(STEP), len(steps))}
         return self.go(links, position, lang)
 
-    def turn(self, links, by: int, shown, lang: str) -> list:
-        """Previous (`by` -1) or Next (+1) from the step the bar shows."""
+    def turn(self, by: int, shown, lang: str):
+        """The query of the step before (`by` -1) or after (+1) the one the bar shows, which the page then opens as
+        it opens a link (`links.Links`: its tab first); a skip when nothing is kept (expired): the bar stays."""
         position = shown.result if isinstance(shown, Shown) else None
-        if not isinstance(position, dict):  # nothing kept (expired): the bar stays as it is
-            return [*links.open("", {}), *self.skip()]
-        position = {**position, "k": step_number(position["k"] + by, len(position["steps"]))}
-        return self.go(links, position, lang)
+        if not isinstance(position, dict):
+            return gr.skip()
+        k = step_number(position["k"] + by, len(position["steps"]))
+        return address(position["lesson"], k) + "&" + urlencode({LANG_ASKED: text.language(lang),
+                                                                 NONCE: str(time.time_ns())})
+
+    def page_of(self, links, params: dict) -> str:
+        """The page a lesson's link (`lesson`, `step`) opens, or "" for a lesson that cannot be followed."""
+        try:
+            steps = decode(params.get(LESSON, ""), links.pages)
+        except InputError:
+            return ""
+        query = steps[step_number(params.get(STEP), len(steps)) - 1][0]
+        return dict(parse_qsl(query, keep_blank_values=True)).get("tab", "")
 
     def go(self, links, position: dict, lang: str) -> list:
         """The page of the position's step, opened and run, and the bar at that step."""

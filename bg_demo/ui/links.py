@@ -29,6 +29,14 @@ _LINK_QUERY = f"""() => {{
   p.set({json.dumps(LANG_ASKED)}, window.bgDemoLanguage ? window.bgDemoLanguage() : "");
   return "?" + p.toString();
 }}"""
+# the opening's tabs opened, outermost first (`ui.lazy`: each one's content on the page), then the opening handed to
+# the server as it was
+OPEN_JS = """async (opening) => {
+  for (const tab of String(opening || "").split("|")[0].split("/")) {
+    if (tab && window.bgDemoOpen) await window.bgDemoOpen(tab);
+  }
+  return opening;
+}"""
 # "Link to this" keeps each link it makes (each once, the newest last, at most MOST_STEPS) for a lesson
 _KEEP_LINK = (f" try {{ const key = {json.dumps(LINKS_KEY)};"
               " let kept = JSON.parse(localStorage.getItem(key) || '[]'); if (!Array.isArray(kept)) kept = [];"
@@ -214,6 +222,22 @@ class Links:
         run_updates = [time.time_ns() if r in started else gr.skip() for r in self.triggers]
         return [*tab_updates, *field_updates, *run_updates]
 
+    def opening(self, query: str) -> str:
+        """`<tabs>|<query>`: the query, after the tabs of the page it opens that are built on opening (`ui.lazy`:
+        "generate/next_token", "" for none), which the page opens before the query is followed (`OPEN_JS`)."""
+        from bg_demo.ui import lazy
+
+        params = dict(parse_qsl(query.lstrip("?"), keep_blank_values=True))
+        if self.bar is not None and LESSON in params:
+            page = self.pages.get(self.bar.page_of(self, params))
+        else:
+            page = self.pages.get(params.get("tab", ""))
+        return f"{lazy.path(page.path) if page is not None else ''}|{query}"
+
+    def on_opened(self, opening: str) -> list:
+        """Follow the query of an `opening` (`<tab>|<query>`) once its tab is open."""
+        return self.on_query(opening.partition("|")[2])
+
     def on_query(self, query: str) -> list:
         """Open what the page's query string (`?tab=…&…`, or a lesson's `?lesson=…&step=k`) asks for; a later
         value of a repeated name wins."""
@@ -231,18 +255,21 @@ class Links:
         # page's whole component tree, which cost a 4x-throttled phone ~0.5 s of its first visit
         # (`bench/page_weight.py`). A plain visit leaves the box empty, so its change event never fires.
         query = gr.Textbox("", visible="hidden", show_label=False, container=False, elem_id="bg-link-query")
+        # the query with the tab it opens, which the browser opens before the server follows the query (`OPEN_JS`)
+        opening = gr.Textbox("", visible="hidden", show_label=False, container=False, elem_id="bg-link-opening")
         demo.load(None, None, query, js=_LINK_QUERY, api_visibility="private", queue=False)
+        query.change(self.opening, query, opening, api_visibility="private", queue=False, show_progress="hidden")
         # queued (a run's trigger fires from a queued event only), with no limit: opening never waits on a model
         # no progress shown on the fields it fills: the page's own run shows its progress, and its result is what
         # the page script leads into view (assets/view.js)
-        query.change(self.on_query, query, self.outputs(), api_visibility="private", concurrency_limit=None,
-                     show_progress="hidden")
+        opening.change(self.on_opened, opening, self.outputs(), js=OPEN_JS, api_visibility="private",
+                       concurrency_limit=None, show_progress="hidden")
         for button, js in steps:  # in the page: the step's query, a new one each click
             button.click(None, None, query, js=js, api_visibility="private", queue=False)
-        if self.bar is not None:
+        if self.bar is not None:  # the step before or after, as a query the page opens as it opens a link
             for button, by in ((self.bar.previous, -1), (self.bar.next, 1)):
-                button.click(partial(self.bar.turn, self, by), [self.bar.state, lang], self.outputs(),
-                             api_visibility="private", concurrency_limit=None, show_progress="hidden")
+                button.click(partial(self.bar.turn, by), [self.bar.state, lang], query, api_visibility="private",
+                             queue=False, show_progress="hidden")
         for run, trigger in self.triggers.items():
             if run.trigger is None:
                 trigger.change(run.fn, run.inputs, run.outputs, api_visibility="private", **run.options)

@@ -114,7 +114,11 @@ class Reader:
 
     def rerendering(self):
         """`(handler, inputs, outputs)` of the event that renders every page again in the reader's new look: each
-        view with something kept, from its state, with no model call. Outputs without words are left alone."""
+        view with something kept, from its state, with no model call. Outputs without words are left alone.
+
+        Wire it with `preprocess=False`: a view's controls are read as the browser sends them and prepared (as Gradio
+        would) only for a view with something kept; a tab not yet opened (`ui.lazy`) sends none of its controls
+        (None), which Gradio's own preparation refuses, failing the whole event."""
         views = list(self.views)
         inputs = [*self.inputs, *(block for v in views for block in (v.state, *v.controls))]
         outputs, index = [], {}
@@ -125,12 +129,19 @@ class Reader:
                     outputs.append(block)
 
         def rerender(lang, width, *values):
-            look = Look(lang, width)
+            look = Look(self.lang.preprocess(lang), self.width.preprocess(width))
             found = [gr.skip()] * len(outputs)
             at = 0
             for v in views:
-                shown, controls = values[at], values[at + 1: at + 1 + len(v.controls)]
+                shown, raw = values[at], values[at + 1: at + 1 + len(v.controls)]
                 at += 1 + len(v.controls)
+                if not isinstance(shown, Shown):
+                    continue
+                try:
+                    controls = [control.preprocess(value) for control, value in zip(v.controls, raw)]
+                except Exception as exc:  # a control off the page: the view is left as it is
+                    log.debug("a view's controls could not be read: %s", exc)
+                    continue
                 for block, value in _rendered(v, shown, look, controls):
                     if id(block) in index:
                         found[index[id(block)]] = value

@@ -42,4 +42,4 @@ def wire(demo: gr.Blocks, reader) -> None:
     demo.load(None, None, reader.width, js=_WIDTH, api_visibility="private", queue=False)
     rerender, inputs, shown = reader.rerendering()
     report.click(None, None, reader.width, js=_WIDTH, api_visibility="private", queue=False).then(
-        rerender, inputs, shown, api_visibility="private", show_progress="hidden")
+        rerender, inputs, shown, api_visibility="private", show_progress="hidden", preprocess=False)

@@ -350,8 +350,9 @@ GZIP_MINIMUM_BYTES = 1024  # smaller answers go as they are (a compressed header
 class Lighter:
     """ASGI middleware that trims the page Gradio renders (an HTML document with the app's whole config inlined:
     ~730 KB here) of what the browser never reads: per component, the API's value descriptions and example
-    values, and the code snippets of the inlined API description (the API page fetches its own). Everything the
-    page draws, the three languages' labels and examples included, stays."""
+    values, and the code snippets of the inlined API description (the API page fetches its own); and the components
+    of tabs not yet opened (`ui.lazy`). Everything the page draws, the three languages' labels and examples
+    included, stays."""
 
     def __init__(self, app) -> None:
         self.app = app
@@ -396,11 +397,29 @@ def _trim(page: bytes) -> bytes:
             for component in value.get("components", []):
                 for key in gradio_compat.UNREAD_COMPONENT_KEYS:
                     component.pop(key, None)
+            _leave_out_unlaid(value)
         else:
             for endpoint in value.get("named_endpoints", {}).values():
                 endpoint.pop("code_snippets", None)
         page = page[:start] + gradio_compat.inlined_json(value) + page[end:]
     return page
+
+
+def _leave_out_unlaid(config: dict) -> None:
+    """The components of a tab not yet opened (`ui.lazy`) out of the page's config: they are not in its layout, and
+    the browser waits for every component it is sent to appear before it shows the page. A tab's render sends its
+    own when the tab is opened."""
+    if "layout" not in config:
+        return
+    laid, stack = set(), [config["layout"]]
+    while stack:
+        node = stack.pop()
+        laid.add(node.get("id"))
+        stack.extend(node.get("children", []))
+    config["components"] = [c for c in config.get("components", []) if c.get("id") in laid]
+    for page in config.get("page", {}).values():
+        if isinstance(page, dict) and "components" in page:
+            page["components"] = [i for i in page["components"] if i in laid]
 
 
 # --- the page, rendered once ----------------------------------------------------------------------------------------

@@ -1,0 +1,118 @@
+"""Tabs built on their first opening: a phone's first visit pays for the Start tab, not for every tab.
+
+Before it shows the tab bar, Gradio's client works through every component of the page it is sent, each against
+every event (docs/page-weight.md): the whole app, ~1,000 components and ~200 events, cost a 4x-throttled phone
+~2.3 s of its first visit. Here every tab is built and wired on the server as before (its events, its API
+endpoint, its share link, its lesson steps and its "Why?" panel are the app's, the same for every visitor), but the
+content of every tab except Start is left out of the layout a browser is first sent, and reaches a browser when
+its tab is first opened there: the tab's `select` marks it opened in the page (no request), and that change, once,
+is a `gr.render`'s one request, which sends the content as it stands for the session. Opened once, a tab stays as
+the student left it.
+
+The render puts the app's own blocks into its container: every session's is the same, built once, and what a
+session's handlers changed (a label in another language) is read from the session's own table.
+
+A row of tabs inside a tab shows its first tab with it; each of the others is built on its own first opening.
+A link or a lesson step that opens a page first opens its tabs (`ui.links.OPEN_JS`): what it fills in and runs is
+then on the page.
+"""
+
+from __future__ import annotations
+
+import json
+
+import gradio as gr
+
+from bg_demo.ui import gradio_compat
+
+CONTENT_ID = "bg-tab-%s"  # the elem_id of a deferred tab's content: there once the tab has been opened
+WAIT_MS = 30_000  # how long a link waits for its tab to open before it fills in what it can
+
+
+DEFERRED: set[str] = set()  # the ids of the tabs built on opening (the app's layout makes the same set every build)
+
+
+def defer(demo: gr.Blocks, item: gr.Tab, tab_id: str) -> None:
+    """Leave `item`'s content out of the first page; send it to a browser when the tab is first opened there. So
+    too each tab of a row of tabs inside it but the first (which shows with the row: Gradio's client mounts every
+    tab a render sends, shown or not), unless an event fired outside that tab writes into it (`_written_into`)."""
+    for tabs in _nested_tabs(item):
+        for sub in [child for child in tabs.children if isinstance(child, gr.Tab)][1:]:
+            if not _written_into(demo, sub):
+                defer(demo, sub, sub.id)
+    DEFERRED.add(tab_id)
+    children = gradio_compat.take_children(item)
+    with item:
+        content = gr.Column(elem_id=CONTENT_ID % tab_id)  # registered with the app, then taken out of the layout
+        gradio_compat.adopt(content, children)
+        # set in the page when the tab is selected: its change, once, is the render's one request
+        opened = gr.Textbox("", visible="hidden", show_label=False, container=False)
+
+        @gr.render(triggers=[opened.change], queue=False, show_progress="hidden")
+        def _show():
+            gradio_compat.render_here([content])
+
+    item.children.remove(content)
+    item.select(None, None, opened, js="() => 'opened'", api_visibility="private", queue=False)
+
+
+def _written_into(demo: gr.Blocks, item) -> bool:
+    """Whether an event fired outside `item` (the Fine-tune tab's summary, redrawn by its other tabs' results; a
+    model picker that sets another tab's layer and head) writes into it. Such a tab comes with the one around it:
+    a value written before a tab's content reaches the browser would be drawn over by the content's first values."""
+    inside = {gradio_compat.block_id(block) for block in _blocks(item)}
+    for listener in gradio_compat.listeners(demo):
+        fired = listener
+        while fired.trigger_after is not None:  # a `.then`: fired where the event it follows was
+            fired = gradio_compat.listener(demo, fired.trigger_after)
+        # a trigger not placed yet is a page's link trigger (`page.Task.run`, placed by `links.Links`): a link opens
+        # the page's tabs before it fires one
+        outside = [target for target, _ in fired.targets if target not in inside and target in demo.blocks]
+        if outside and any(gradio_compat.block_id(block) in inside for block in listener.outputs):
+            return True
+    return False
+
+
+def _blocks(block):
+    yield block
+    for child in getattr(block, "children", []):
+        yield from _blocks(child)
+
+
+def _nested_tabs(block) -> list:
+    """The rows of tabs inside `block`, outermost first (not those inside one of them)."""
+    found = []
+    for child in getattr(block, "children", []):
+        found += [child] if isinstance(child, gr.Tabs) else _nested_tabs(child)
+    return found
+
+
+def path(page_path) -> str:
+    """The tabs a page's `path` ((gr.Tabs, tab id) pairs) opens that are built on opening, outermost first, as
+    `OPEN_JS` opens them: "generate/next_token"."""
+    return "/".join(tab_id for _, tab_id in page_path if tab_id in DEFERRED)
+
+
+# A JS function the page defines (in its <head>): `await window.bgDemoOpen(tab)` selects the tab `tab` (its button,
+# as a click would, once the button is on the page: a tab inside another shows with that one's content) and
+# resolves once its content is on the page: at once for a tab already opened, after WAIT_MS at most otherwise.
+HEAD = """<script>
+window.bgDemoOpen = (tab) => new Promise((resolve) => {
+  const content = () => document.getElementById(%(content)s.replace("%%s", tab));
+  const button = () => document.querySelector(%(button)s.replace("%%s", tab));
+  const started = Date.now();
+  let clicked = false;
+  const wait = () => {
+    if (content()) return requestAnimationFrame(() => resolve(true));
+    const found = !clicked && button();
+    if (found) {
+      clicked = true;
+      if (found.getAttribute("aria-selected") !== "true") found.click();
+    }
+    if (Date.now() - started > %(wait)d) return resolve(false);
+    setTimeout(wait, 30);
+  };
+  wait();
+});
+</script>""" % {"content": json.dumps(CONTENT_ID), "button": json.dumps(gradio_compat.MARKUP["tab_button"]),
+                "wait": WAIT_MS}

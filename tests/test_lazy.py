@@ -1,0 +1,130 @@
+"""Tabs built on their first opening (`bg_demo.ui.lazy`): the first page holds the tab bar and the Start tab; a tab's
+content reaches a browser when the tab is opened there, and a link or a lesson step opens its tab first."""
+
+import asyncio
+import re
+
+import gradio as gr
+import pytest
+from playwright.sync_api import expect
+
+from bg_demo.ui import TABS, lazy, lesson, serving, start_tab
+from bg_demo.ui.gradio_compat import block_id, listeners, new_session, render_listener
+
+
+@pytest.fixture(scope="module")
+def demo():
+    from bg_demo.ui import build_demo
+
+    return build_demo()
+
+
+def _ids(block) -> set:
+    found = {block_id(block)}
+    for child in getattr(block, "children", []):
+        found |= _ids(child)
+    return found
+
+
+def _content(demo, tab_id: str):
+    return next(b for b in demo.blocks.values() if isinstance(b, gr.Column) and b.elem_id == lazy.CONTENT_ID % tab_id)
+
+
+def _laid(demo) -> set:
+    config = demo.get_config_file()
+    serving._leave_out_unlaid(config)  # as the page a browser is sent
+    return {component["id"] for component in config["components"]}
+
+
+def test_the_first_page_holds_the_tab_bar_and_the_start_tab_and_no_other_tabs_content(demo):
+    laid = _laid(demo)
+    tabs = [b for b in demo.blocks.values() if isinstance(b, gr.Tab) and b.id in {t.TAB_ID for t in TABS}]
+    assert len(tabs) == len(TABS) and all(block_id(tab) in laid for tab in tabs)  # every tab's button
+    start = next(b for b in demo.blocks.values() if isinstance(b, gr.Tab) and b.id == start_tab.TAB_ID)
+    assert _ids(start) <= laid  # the Start tab, whole
+    for tab in TABS:
+        content = _ids(_content(demo, tab.TAB_ID))
+        assert len(content) > 10 and not content & laid, tab.TAB_ID
+    assert len(laid) < len(demo.blocks) / 4  # ~175 of ~1,000
+
+
+def test_a_tab_that_events_from_outside_write_into_comes_with_the_tab_around_it(demo):
+    """The Fine-tune tab's summary is redrawn by its other tabs' results and its Load button fills the GPT-2 prompt's
+    template; the Generate tab's model picker sets the Next-token lab's choices: a value written before a tab's
+    content reached the browser would be drawn over, so these come with their tab. A tab only a link fires into
+    (the link opens it first) is built on its own opening."""
+    assert {"ft_summary", "prompt_gpt", "next_token"}.isdisjoint(lazy.DEFERRED)
+    assert {"tune_bert", "tune_gpt", "causal", "nsp", "logit_lens"} <= lazy.DEFERRED
+    summary = next(b for b in demo.blocks.values() if isinstance(b, gr.Tab) and b.id == "ft_summary")
+    assert _ids(summary) <= _ids(_content(demo, "finetune")) and len(_ids(summary)) > 5  # whole, in its tab's content
+
+
+def test_a_deferred_tabs_blocks_stay_registered_with_their_events_and_api(demo):
+    """The server serves every tab as before: its API endpoint, its links and its events reach blocks it holds."""
+    public = [d for d in listeners(demo) if d.api_name and d.api_visibility == "public"]
+    assert {"fill_mask", "generate", "explain_fill_mask", "compare"} <= {d.api_name for d in public}
+    for dependency in listeners(demo):
+        for block in (*dependency.inputs, *dependency.outputs):
+            assert demo.blocks.get(block_id(block)) is block, dependency.api_name
+
+
+def test_a_link_and_a_lesson_step_name_the_tab_they_open_first(demo):
+    links = next(d.fn.__self__ for d in listeners(demo) if getattr(d.fn, "__name__", "") == "on_opened")
+    query = "?tab=logit_lens&text=Hello&run=1"
+    assert links.opening(query) == f"generate/logit_lens|{query}"  # a sub-tab's page: its tab, then the sub-tab
+    query = "?tab=generate&prompt=Hello"
+    assert links.opening(query) == f"generate|{query}"  # the first sub-tab shows with its row: nothing more to open
+    assert links.opening("?tab=nowhere") == "|?tab=nowhere"
+    first = links.pages[re.search(r"tab=(\w+)", lesson.guided()[0][0])[1]]
+    assert links.opening("?lesson=guided&step=1").partition("|")[0] == first.path[0][1]
+    assert links.opening("?lesson=damaged!&step=1").partition("|")[0] == ""
+
+
+def test_a_render_sends_the_tab_as_it_stands_in_the_session(demo):
+    """A language switch before the tab is opened changes its sub-tabs' labels for this session (Gradio holds each as
+    an unrendered copy); the render sends the tab with them, and a new page's layout is left as it was."""
+    session = new_session(demo)
+    chosen = next(d for d in listeners(demo) if getattr(d.fn, "__name__", "") == "chosen")
+    asyncio.run(demo.process_api(chosen, ["ko"], session))
+    item = next(b for b in demo.blocks.values() if isinstance(b, gr.Tab) and b.id == "generate")
+    container = next(child for child in item.children if isinstance(child, gr.Column))
+    output = asyncio.run(demo.process_api(render_listener(demo, container), [], session))
+    sent = {c["id"]: c for c in output["render_config"]["components"]}
+    assert _ids(_content(demo, "generate")) <= set(sent)
+    labels = [c["props"].get("label") for c in sent.values() if c["type"] == "tabitem"]
+    assert len(labels) >= 3 and all(re.search(r"[\uac00-\ud7a3]", label or "") for label in labels), labels
+    assert container.children == [] and not _ids(_content(demo, "generate")) & _laid(demo)  # a new page's: as it was
+
+
+# --- in a browser ---------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def phone(browser, app_url):
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    page.goto(app_url)
+    yield page
+    page.close()
+
+
+def test_a_tab_opened_on_a_phone_shows_its_content_and_keeps_what_was_typed(phone):
+    expect(phone.get_by_role("tab", name="Start here")).to_be_visible(timeout=30_000)
+    assert phone.locator("#" + lazy.CONTENT_ID % "classify").count() == 0  # not on the page before it is opened
+    phone.get_by_role("tab", name="Sentiment").click()
+    box = phone.get_by_label("Text to classify")
+    box.fill("What a lovely, warm film.")
+    phone.get_by_role("button", name="Classify", exact=True).click()
+    expect(phone.locator("#" + lazy.CONTENT_ID % "classify").get_by_text("Positive").first).to_be_visible(
+        timeout=30_000)
+    phone.get_by_role("tab", name="Start here").click()
+    phone.get_by_role("tab", name="Sentiment").click()
+    expect(box).to_have_value("What a lovely, warm film.")  # opened once: the tab stays as the student left it
+
+
+def test_a_language_chosen_before_a_tab_is_opened_words_its_sub_tabs(phone):
+    expect(phone.get_by_role("tab", name="Start here")).to_be_visible(timeout=30_000)
+    phone.locator("#bg-language").get_by_text("한국어").click()
+    phone.locator('button[role=tab][data-tab-id="generate"]').click()
+    sub = phone.locator('button[role=tab][data-tab-id="next_token"]')
+    expect(sub).to_be_visible(timeout=30_000)
+    assert re.search(r"[\uac00-\ud7a3]", sub.inner_text()), sub.inner_text()
