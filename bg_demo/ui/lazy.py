@@ -12,8 +12,8 @@ the student left it.
 The render puts the app's own blocks into its container: every session's is the same, built once, and what a
 session's handlers changed (a label in another language) is read from the session's own table.
 
-A row of tabs inside a tab shows its first tab with it; each of the others is built on its own first opening.
-A link or a lesson step that opens a page first opens its tabs (`ui.links.OPEN_JS`): what it fills in and runs is
+A row of tabs inside a tab shows its first tab with it; each of the others is built on its own first opening,
+unless an event fired outside it writes into it (then it comes with the tab around it). A link or a lesson step that opens a page first opens its tabs (`ui.links.OPEN_JS`): what it fills in and runs is
 then on the page.
 """
 
@@ -89,7 +89,7 @@ def _nested_tabs(block) -> list:
 
 def path(page_path) -> str:
     """The tabs a page's `path` ((gr.Tabs, tab id) pairs) opens that are built on opening, outermost first, as
-    `OPEN_JS` opens them: "generate/next_token"."""
+    `OPEN_JS` opens them: "generate/logit_lens"."""
     return "/".join(tab_id for _, tab_id in page_path if tab_id in DEFERRED)
 
 

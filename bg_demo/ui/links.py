@@ -14,6 +14,7 @@ from urllib.parse import parse_qsl
 
 import gradio as gr
 
+from bg_demo.ui import lazy
 from bg_demo.ui.strings import t
 
 RUN = "run"  # the query parameter that runs the page once its fields are filled
@@ -224,9 +225,7 @@ class Links:
 
     def opening(self, query: str) -> str:
         """`<tabs>|<query>`: the query, after the tabs of the page it opens that are built on opening (`ui.lazy`:
-        "generate/next_token", "" for none), which the page opens before the query is followed (`OPEN_JS`)."""
-        from bg_demo.ui import lazy
-
+        "generate/logit_lens", "" for none), which the page opens before the query is followed (`OPEN_JS`)."""
         params = dict(parse_qsl(query.lstrip("?"), keep_blank_values=True))
         if self.bar is not None and LESSON in params:
             page = self.pages.get(self.bar.page_of(self, params))
@@ -235,7 +234,7 @@ class Links:
         return f"{lazy.path(page.path) if page is not None else ''}|{query}"
 
     def on_opened(self, opening: str) -> list:
-        """Follow the query of an `opening` (`<tab>|<query>`) once its tab is open."""
+        """Follow the query of an `opening` (`<tabs>|<query>`) once its tabs are open."""
         return self.on_query(opening.partition("|")[2])
 
     def on_query(self, query: str) -> list:
