@@ -21,7 +21,7 @@ import functools
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 SPACE, NEWLINE, TAB = "␣", "↵", "⇥"
 _SYMBOLS = {" ": SPACE, "\n": NEWLINE, "\t": TAB, "\r": ""}  # "\r\n" shows as one ↵
@@ -152,6 +152,7 @@ class _Reading:
     how: str  # kind(tokenizer)
     added: dict[int, str]  # the id of every special or added token -> its content
     size: int  # len(tokenizer) when this was worked out: adding tokens changes it
+    own: dict[int, str | None] = field(default_factory=dict)  # `own_label`'s answers, filled in as asked
 
 
 _READING = "_bg_demo_reading"  # the tokenizer attribute that keeps its _Reading
@@ -242,6 +243,30 @@ def display_tokens(tokenizer, ids: Sequence[int]) -> tuple[str, ...]:
 def display_token(tokenizer, token_id: int) -> str:
     """One token alone (a candidate in a list of guesses): a byte it cannot complete shows in hex."""
     return display_tokens(tokenizer, [int(token_id)])[0]
+
+
+def own_label(tokenizer, token_id: int) -> str | None:
+    """The label of a token that reads the same in every sequence and, added at the end of one, leaves the labels
+    before it as they were: a token holding whole characters ("␣the", "나": its bytes are valid UTF-8 on their own,
+    so they continue no character left open before them), a special or added token, an id with no token. None for
+    a token that may continue a character (a byte-level piece starting inside one, `<0x82>`). A stream labels most
+    new tokens with this one lookup (`display_tail` otherwise); the answers are kept with the tokenizer's reading,
+    at most one per id."""
+    reading = _reading(tokenizer)
+    token_id = int(token_id)
+    label = reading.own.get(token_id, False)
+    if label is not False:
+        return label
+    label = display_tokens(tokenizer, [token_id])[0]
+    if reading.how in (BYTES, METASPACE) and token_id not in reading.added:
+        piece = tokenizer.convert_ids_to_tokens(token_id)
+        if piece is not None:
+            try:
+                _token_bytes(piece, reading.how).decode("utf-8")
+            except UnicodeDecodeError:
+                label = None
+    reading.own[token_id] = label  # two threads asking at once write the same answer
+    return label
 
 
 def display_tail(tokenizer, ids: Sequence[int], n: int) -> tuple[str, ...]:

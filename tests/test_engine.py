@@ -362,7 +362,8 @@ def test_a_step_pads_finished_rows_and_picks_each_requests_own_token():
     assert [[t.token_id for t in row] for row in plain.tokens] == [[11], []]  # the finished row records nothing
     assert [t.token_id for t in penalty.tokens[0]] == [13] and penalty.tokens[0][0].rank == 2
     assert plain.unfinished.tolist() == [1, 0] and plain.running_rows == [True, False]
-    assert plain.ids.tolist() == [[5, 6, 11], [7, 8, eos]] and penalty.ids.tolist() == [[9, 9, 13]]
+    assert penalty.ids.tolist() == [[9, 9, 13]]  # what its processors read next
+    assert plain.ids.tolist() == [[5, 6], [7, 8]]  # no processor reads a greedy request's history: not kept up
 
 
 def test_the_cache_writes_each_step_in_place_and_holds_what_transformers_cache_holds():
@@ -397,3 +398,49 @@ def test_the_cache_writes_each_step_in_place_and_holds_what_transformers_cache_h
     buffer = roomy.keys.data_ptr()
     step()
     assert roomy.keys.data_ptr() == buffer
+
+
+def test_updates_put_during_a_pause_wake_the_consumers_loop_once_it_ends():
+    """An async consumer in its pause is not woken by every step (a class would wake the server's loop at every
+    step of every student); when the pause ends it has the newest update at once, without waiting for a step."""
+    import types
+
+    from bg_demo.backend.generation.engine import Handle
+
+    async def consume():
+        handle, loop, woken = Handle(), asyncio.get_running_loop(), []
+        updates = aiter(handle)
+        handle.put(types.SimpleNamespace(done=False, n=0))
+        first = await anext(updates)
+        original = loop.call_soon_threadsafe
+        loop.call_soon_threadsafe = lambda *args: woken.append(args) or original(*args)
+        putter = threading.Thread(target=lambda: [time.sleep(0.01) or handle.put(types.SimpleNamespace(done=False, n=n))
+                                                  for n in range(1, 11)])  # the first after the pause has begun
+        putter.start()
+        await handle.pause(0.3)  # the ten puts land during it
+        putter.join()
+        started = time.perf_counter()
+        newest = await asyncio.wait_for(anext(updates), 5.0)
+        return first.n, newest.n, len(woken), time.perf_counter() - started
+
+    first, newest, woken, waited = asyncio.run(consume())
+    assert (first, newest) == (0, 10) and woken == 0 and waited < 0.1
+
+
+def test_a_stream_builds_only_the_updates_its_consumer_takes(monkeypatch):
+    """The engine puts an update at every step, but a consumer that reads a few a second (the app's streams pause
+    between messages) has only those built, in its own thread: the rest cost the engine's thread a copy of each row's
+    token list. The last one is the whole result, as a consumer reading every step gets it."""
+    settings = GenerationSettings("greedy", 40)
+    every_step = finish(submit(PROMPTS[0], settings))
+    built, original = [], engine._result
+    monkeypatch.setattr(engine, "_result", lambda *args: built.append(threading.current_thread()) or original(*args))
+    taken = []
+    for update in submit(PROMPTS[0], settings):
+        taken.append(update)
+        time.sleep(0.05)
+    final = taken[-1]
+    assert final.done and final.n_tokens == every_step.n_tokens >= 20
+    assert final.texts == every_step.texts and final.generated == every_step.generated
+    assert len(taken) < final.n_tokens  # steps the consumer slept through
+    assert len(built) == len(taken) and set(built) == {threading.current_thread()}

@@ -180,6 +180,37 @@ def test_streamed_labels_settle_to_the_finished_ones(tokenizers):
     assert tuple(info.token for info in row) == final
 
 
+@pytest.mark.parametrize("model_id", [GPT2, KOGPT2, RINNA])
+def test_streamed_labels_are_the_whole_rows_labels_at_every_token(tokenizers, model_id, monkeypatch):
+    """After each new token the row's labels are `display_tokens` of the row so far, for any ids: text in four
+    scripts, then random ids (byte pieces, ▁ pieces, `<0xNN>` fallbacks, the end-of-text token anywhere). Most
+    tokens of a text take the one-lookup path (`own_label`); a piece that may continue a character, the tail's."""
+    import random
+
+    from bg_demo.backend.generation import engine
+
+    tokenizer = tokenizers[model_id]
+    tails = []
+    monkeypatch.setattr(engine, "display_tail", lambda *args: tails.append(1) or display_tail(*args))
+    english = tokenizer("The cat sat on the mat, and then it slept.")["input_ids"]
+    rng = random.Random(0)
+    rows = [english, tokenizer(" ".join(TEXTS))["input_ids"]]
+    rows += [[rng.randrange(len(tokenizer)) for _ in range(40)] for _ in range(6)]
+    rows += [rng.sample(rows[1], len(rows[1])) + [tokenizer.eos_token_id] + rows[1][:5]]
+    if model_id == GPT2:
+        rows.append(byte_ids(tokenizer, (KOREAN + EMOJI).encode()))
+    for number, ids in enumerate(rows):
+        row: list[TokenInfo] = []
+        for k, token_id in enumerate(ids, start=1):
+            row.append(TokenInfo("", token_id, 0.5, 1))
+            relabel_newest(row, tokenizer)
+            assert tuple(info.token for info in row) == display_tokens(tokenizer, ids[:k]), (number, k)
+        if number == 0:
+            assert not tails  # plain English: every token holds whole characters
+    if model_id == GPT2:  # byte-level: pieces of Korean, Japanese and the emoji may continue a character
+        assert tails
+
+
 def test_a_tokenizers_added_tokens_are_read_once(monkeypatch):
     """transformers 5 rebuilds `added_tokens_decoder` at every access (milliseconds with thousands of added
     tokens) and a stream labels every new token: the labels read it once per tokenizer, and again only

@@ -155,12 +155,24 @@ def prompt_ids(tokenizer, prompt: str, limit: int, new_tokens: int) -> list[int]
     return ids
 
 
+@dataclass(frozen=True)
+class Deferred:
+    """An update the consumer builds when it takes it: `build()` gives the GenerationResult. The engine puts one
+    per step for every request and a consumer takes a few a second (the app's streams pause between messages),
+    so the work of the result (decoding each row's text) is done for the updates taken only, in the consumer's
+    thread, not in the engine's, which every student's next token waits for. `build` reads nothing the engine
+    changes after the put (it holds copies)."""
+
+    build: object  # () -> GenerationResult
+    done: bool
+
+
 class Handle:
     """The consumer's end of one request. Iterate it (`for` in a thread, `async for` on an event loop)
     for snapshots of the result, the last one with `done`; an error in the request is raised there.
-    Updates are snapshots, so a slow consumer skips to the newest. `cancel()` never blocks: the
-    request leaves at its next step and ends with `stopped == "stopped"`. Leaving the loop early
-    (a closed tab, `break`, an exception) cancels too."""
+    Updates are snapshots, so a slow consumer skips to the newest (an update never taken is never built:
+    `Deferred`). `cancel()` never blocks: the request leaves at its next step and ends with
+    `stopped == "stopped"`. Leaving the loop early (a closed tab, `break`, an exception) cancels too."""
 
     def __init__(self) -> None:
         self.cancelled = threading.Event()
@@ -176,13 +188,18 @@ class Handle:
         """Whether the final update (or the error) has been put."""
         return self._ended
 
-    def put(self, update: GenerationResult | BaseException) -> None:
+    def put(self, update: GenerationResult | Deferred | BaseException) -> None:
         """Engine side: the newest snapshot (or the error that ended the request)."""
         final = isinstance(update, BaseException) or update.done
         with self._lock:
             self._latest = update
             self._ended = self._ended or final
-            wakers = [self._waker, self._pausing if final else None]
+            # a consumer in its pause looks for the newest update when the pause ends: its event loop is not woken
+            # at every step meanwhile (a class's streams would wake the server's loop at every step of every student)
+            quiet = self._pausing is not None and not final
+            wakers = [None if quiet else self._waker, self._pausing if final else None]
+            if quiet and self._pausing[0].is_closed():
+                self.cancel()  # the consumer's loop has closed: nobody is listening
         self._ready.set()
         for waker in wakers:
             if waker is None:
@@ -208,6 +225,9 @@ class Handle:
         finally:
             with self._lock:
                 self._pausing = None
+                held = self._latest is not None and self._waker is not None
+            if held:
+                self._waker[1].set()  # what was put during the pause (this runs on the consumer's loop)
 
     def cancel(self) -> None:
         self.cancelled.set()
@@ -218,6 +238,8 @@ class Handle:
             self._ready.clear()
         if isinstance(update, BaseException):
             raise update
+        if isinstance(update, Deferred):
+            return update.build()
         return update
 
     def __iter__(self):
