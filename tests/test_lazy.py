@@ -69,14 +69,16 @@ def test_a_deferred_tabs_blocks_stay_registered_with_their_events_and_api(demo):
 
 
 def test_a_link_and_a_lesson_step_name_the_tab_they_open_first(demo):
-    links = next(d.fn.__self__ for d in listeners(demo) if getattr(d.fn, "__name__", "") == "on_opened")
+    links = next(d.fn.func.__self__ for d in listeners(demo) if getattr(d.fn, "__name__", "") == "on_opened")
     query = "?tab=logit_lens&text=Hello&run=1"
     assert links.opening(query) == f"generate/logit_lens|{query}"  # a sub-tab's page: its tab, then the sub-tab
     query = "?tab=generate&prompt=Hello"
-    assert links.opening(query) == f"generate|{query}"  # the first sub-tab shows with its row: nothing more to open
+    # the first sub-tab shows with its row: selected alone (":"), as a tab that an event writes into is
+    assert links.opening(query) == f"generate/:generate_text|{query}"
+    assert links.opening("?tab=next_token").partition("|")[0] == "generate/:next_token"
     assert links.opening("?tab=nowhere") == "|?tab=nowhere"
     first = links.pages[re.search(r"tab=(\w+)", lesson.guided()[0][0])[1]]
-    assert links.opening("?lesson=guided&step=1").partition("|")[0] == first.path[0][1]
+    assert links.opening("?lesson=guided&step=1").partition("|")[0] == lazy.path(first.path)
     assert links.opening("?lesson=damaged!&step=1").partition("|")[0] == ""
 
 

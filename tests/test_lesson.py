@@ -25,7 +25,7 @@ def app():
 
     demo = build_demo()
     found = {getattr(d.fn, "__name__", ""): d for d in listeners(demo)}
-    return found["on_opened"].fn.__self__, found["made"].fn
+    return found["on_opened"].fn.func.__self__, found["made"].fn
 
 
 def _turn(links, by: int, shown, lang: str) -> list:
@@ -37,12 +37,11 @@ def _value(update):
     return update.get("value") if isinstance(update, dict) else getattr(update, "value", update)
 
 
-def _opened(links, updates) -> dict:
-    """{page's field name: value set}, the tabs selected and whether a run started, from `Links.outputs()` updates."""
+def _opened(links, updates) -> tuple:
+    """{component: update} and the runs started, from `Links.outputs()` updates."""
     by = dict(zip(links.outputs(), updates))
-    tabs = {tabs: getattr(by[tabs], "selected", None) for tabs in links.tabs}
     runs = [r for r, trigger in links.triggers.items() if isinstance(by[trigger], int)]
-    return by, tabs, runs
+    return by, runs
 
 
 # Eight steps a teacher might make: pages of every kind, their inputs and their view controls, a note on most
@@ -85,10 +84,11 @@ def test_a_teachers_eight_step_lesson_round_trips_pages_inputs_views_and_notes(a
         else:  # then Next, from the step the bar keeps
             opening = links.opening(links.bar.turn(1, shown, lang))
         updates = links.on_opened(opening)
-        by, tabs, runs = _opened(links, updates[: -len(links.bar.outputs())])
+        by, runs = _opened(links, updates[: -len(links.bar.outputs())])
         page = links.pages[page_id]
-        assert opening.partition("|")[0].split("/")[0] == page.path[0][1]  # the browser opens the page's tab first
-        assert {tabs[t] for t, _ in page.path} == {tab_id for _, tab_id in page.path}  # its tab (and sub-tab)
+        # the browser opens the page's tab, then its sub-tab (`ui.lazy.path`)
+        assert [tab.lstrip(":") for tab in opening.partition("|")[0].split("/")] == [t for _, t in page.path]
+        assert links.page_of(opening.partition("|")[2]) == page_id  # whose own event follows the step
         for name, raw in values.items():
             wanted = convert(page.fields[name], raw)
             assert wanted is not None and _value(by[page.fields[name]]) == wanted, (page_id, name)
@@ -102,7 +102,7 @@ def test_a_teachers_eight_step_lesson_round_trips_pages_inputs_views_and_notes(a
     # Next on the last step stays there; Previous goes back, to the same page and values
     assert _turn(links, 1, shown, lang)[-len(links.bar.outputs()):][4].result["k"] == len(EIGHT)
     back = _turn(links, -1, shown, lang)
-    by, _, _ = _opened(links, back[: -len(links.bar.outputs())])
+    by, _ = _opened(links, back[: -len(links.bar.outputs())])
     assert _value(by[links.pages["compare"].fields["text"]]) == "I went to the bank."
 
 
@@ -126,7 +126,7 @@ def test_the_guided_path_visits_the_fine_tuned_tasks_and_ends_on_fine_tune_or_pr
     for k, (query, note) in enumerate(steps, start=1):
         assert text.t(note["key"]).startswith(f"{k} · ")
         updates = links.on_query(f"?lesson=guided&step={k}")
-        by, _, runs = _opened(links, updates[: -len(links.bar.outputs())])
+        by, runs = _opened(links, updates[: -len(links.bar.outputs())])
         page = links.pages[pages[k - 1]]
         assert page.runs[0] in runs and set(runs) <= set(page.runs), pages[k - 1]  # every step runs its page
         for name, raw in dict(parse_qsl(query)).items():

@@ -39,15 +39,20 @@ def _value(update):
     return update.get("value") if isinstance(update, dict) else getattr(update, "value", update)
 
 
-def test_outputs_are_every_tabs_then_every_field(links):
+def test_outputs_are_every_field_and_no_tabs(links):
+    """The browser selects a link's tabs (`OPEN_JS`): an event that wrote a gr.Tabs would have Gradio's client read
+    back every tab under it at each later event."""
     links, components = links
-    assert links.outputs() == list(components)
+    assert links.outputs() == list(components[2:])
+    assert links.outputs_of("a") == list(components[2:4]) and links.outputs_of("b1") == list(components[4:])
+    assert links.outputs_of("") == [] and links.outputs_of("nowhere") == []
 
 
 def test_a_link_selects_nested_tabs_and_fills_only_its_page(links):
     links, _ = links
-    outer, inner, text, top_k, choice, seed = links.open("b1", {"choice": "simple", "seed": "42", "text": "ignored"})
-    assert outer.selected == "b" and inner.selected == "b1"
+    # tabs not built on opening: selected in the browser, outermost first
+    assert links.opening("?tab=b1&seed=4") == ":b/:b1|?tab=b1&seed=4"
+    text, top_k, choice, seed = links.open("b1", {"choice": "simple", "seed": "42", "text": "ignored"})
     assert _value(choice) == "simple" and _value(seed) == 42
     assert text is gr.skip() or _value(text) is None  # another page's field is left alone
     assert top_k is gr.skip() or _value(top_k) is None
@@ -59,7 +64,7 @@ def test_values_are_checked_against_each_input(links):
     assert convert(choice, "simple") == "simple" and convert(choice, "evil") is None
     assert convert(text, "x" * 50) == "x" * 50  # never cut in the browser: the server says what is too long
     updates = links.open("a", {"top_k": "999", "text": "hello"})
-    assert _value(updates[2]) == "hello" and _value(updates[3]) is None
+    assert _value(updates[0]) == "hello" and _value(updates[1]) is None
 
 
 def test_unknown_page_changes_nothing(links):
@@ -383,6 +388,41 @@ def test_a_link_runs_a_page_through_the_event_its_button_and_enter_run():
     assert len(restoring) == 1 and [name for _, name in restoring[0].targets] == ["change"]
 
 
+def test_each_pages_link_is_its_own_event_and_writes_that_page_alone():
+    """A link's query goes to the hidden box of the page it opens, whose event writes that page's fields and runs
+    and the lesson's bar, and no tab: every update the app's links make for a page lies among those outputs."""
+    from bg_demo.ui import build_demo
+    from bg_demo.ui.gradio_compat import block_id, listeners
+
+    demo = build_demo()
+    events = [d for d in listeners(demo) if getattr(d.fn, "__name__", "") == "on_opened"]
+    links = events[0].fn.func.__self__
+    by_page = {d.fn.args[0]: d for d in events}
+    assert sorted(by_page) == sorted(["", *links.pages])
+    routed = next(d for d in listeners(demo) if getattr(d.fn, "__name__", "") == "route")
+    boxes = {page_id: block_id(by_page[page_id].inputs[0]) for page_id in by_page}
+    assert [block_id(block) for block in routed.outputs] == [boxes[page_id] for page_id in ("", *links.pages)]
+    bar = links.bar.outputs()
+    for page_id, page in links.pages.items():
+        event = by_page[page_id]
+        assert not any(isinstance(block, gr.Tabs) for block in event.outputs)
+        assert len(event.outputs) == len(set(page.fields.values())) + len(page.runs) + len(bar) < 40, page_id
+        query = f"?tab={page_id}&run=1&" + "&".join(f"{name}=1" for name in page.fields)
+        sent = dict(zip(boxes.values(), links.route(query)))
+        assert [box for box, value in sent.items() if value != gr.skip()] == [boxes[page_id]]
+        wrote = {block_id(c) for c, update in zip(links.outputs(), links.on_opened(sent[boxes[page_id]]))
+                 if update != gr.skip()}
+        assert wrote and wrote <= {block_id(block) for block in event.outputs}, page_id
+        assert links.on_opened_in(page_id, sent[boxes[page_id]])[-len(bar):] == [gr.skip()] * len(bar)
+    # a lesson's step goes to its page's box; a query that opens no page, to the bar's own
+    step = dict(zip(boxes.values(), links.route("?lesson=guided&step=2")))
+    second = links.page_of("?lesson=guided&step=2")
+    assert second and [box for box, value in step.items() if value != gr.skip()] == [boxes[second]]
+    nowhere = dict(zip(boxes.values(), links.route("?tab=nowhere")))
+    assert [box for box, value in nowhere.items() if value != gr.skip()] == [boxes[""]]
+    assert by_page[""].outputs == bar
+
+
 @pytest.mark.parametrize("query", ["?tab=generate", "?tab=fill_mask&text=The+cat+sat+on+the+%5BMASK%5D.&run=1"])
 def test_a_link_starts_only_what_it_asks_for(context, app_url, query):
     """A link sends the server its query and, with run=1, its page's run: nothing else. A page's own trigger of its
@@ -411,5 +451,5 @@ def test_a_link_starts_only_what_it_asks_for(context, app_url, query):
     page.wait_for_timeout(1500)
     names = {d["id"]: d["api_name"] for d in httpx.get(f"{app_url}config").json()["dependencies"]}
     ran = [names[n] for n in joined]
-    assert ran[0] == "on_opened" and len(ran) == (2 if "run=1" in query else 1), ran
+    assert ran[0].startswith("on_opened") and len(ran) == (2 if "run=1" in query else 1), ran
     assert all(name.startswith("compute_in_page") for name in ran[1:]), ran  # the fill-mask page's run

@@ -88,31 +88,40 @@ def _nested_tabs(block) -> list:
 
 
 def path(page_path) -> str:
-    """The tabs a page's `path` ((gr.Tabs, tab id) pairs) opens that are built on opening, outermost first, as
-    `OPEN_JS` opens them: "generate/logit_lens"."""
-    return "/".join(tab_id for _, tab_id in page_path if tab_id in DEFERRED)
+    """The tabs of a page's `path` ((gr.Tabs, tab id) pairs), outermost first, as the browser opens them
+    (`links.OPEN_JS`): a tab built on opening by its id, whose content the browser waits for; any other with ":"
+    before it, which the browser selects alone: "generate/logit_lens", "generate/:generate_text"."""
+    return "/".join(tab_id if tab_id in DEFERRED else f":{tab_id}" for _, tab_id in page_path)
 
 
 # A JS function the page defines (in its <head>): `await window.bgDemoOpen(tab)` selects the tab `tab` (its button,
 # as a click would, once the button is on the page: a tab inside another shows with that one's content) and
-# resolves once its content is on the page: at once for a tab already opened, after WAIT_MS at most otherwise.
+# resolves once it is selected and, for a tab built on opening, its content is on the page; after WAIT_MS at most.
+# ":<id>" names a tab that is not built on opening (`path`): selected, it is there. `window.bgDemoOpening(opening)`
+# opens an opening's tabs so (`links.OPEN_JS`).
 HEAD = """<script>
 window.bgDemoOpen = (tab) => new Promise((resolve) => {
-  const content = () => document.getElementById(%(content)s.replace("%%s", tab));
-  const button = () => document.querySelector(%(button)s.replace("%%s", tab));
+  const built = !tab.startsWith(":"), id = built ? tab : tab.slice(1);
+  const content = () => document.getElementById(%(content)s.replace("%%s", id));
+  const button = () => document.querySelector(%(button)s.replace("%%s", id));
   const started = Date.now();
-  let clicked = false;
+  let clicked = -Infinity;
   const wait = () => {
-    if (content()) return requestAnimationFrame(() => resolve(true));
-    const found = !clicked && button();
-    if (found) {
-      clicked = true;
-      if (found.getAttribute("aria-selected") !== "true") found.click();
+    const found = button(), selected = found && found.getAttribute("aria-selected") === "true";
+    if (selected && (!built || content())) return requestAnimationFrame(() => resolve(true));
+    if (found && !selected && Date.now() - clicked > 1000) {  // once; again only if a second passed unselected
+      clicked = Date.now();
+      found.click();
     }
     if (Date.now() - started > %(wait)d) return resolve(false);
     setTimeout(wait, 30);
   };
   wait();
 });
+// an opening (`<tabs>|<query>`: `path`, then the query): its tabs opened in order, then the opening as it was
+window.bgDemoOpening = async (opening) => {
+  for (const tab of String(opening || "").split("|")[0].split("/")) if (tab) await window.bgDemoOpen(tab);
+  return opening;
+};
 </script>""" % {"content": json.dumps(CONTENT_ID), "button": json.dumps(gradio_compat.MARKUP["tab_button"]),
                 "wait": WAIT_MS}

@@ -30,14 +30,10 @@ _LINK_QUERY = f"""() => {{
   p.set({json.dumps(LANG_ASKED)}, window.bgDemoLanguage ? window.bgDemoLanguage() : "");
   return "?" + p.toString();
 }}"""
-# the opening's tabs opened, outermost first (`ui.lazy`: each one's content on the page), then the opening handed to
-# the server as it was
-OPEN_JS = """async (opening) => {
-  for (const tab of String(opening || "").split("|")[0].split("/")) {
-    if (tab && window.bgDemoOpen) await window.bgDemoOpen(tab);
-  }
-  return opening;
-}"""
+# the opening's tabs opened in the browser, outermost first (`ui.lazy`: each one selected and, if built on opening,
+# its content on the page), then the opening handed to the server as it was; one call of the page's own function,
+# as each page's link event carries this in the page
+OPEN_JS = "(opening) => window.bgDemoOpening ? window.bgDemoOpening(opening) : opening"
 # "Link to this" keeps each link it makes (each once, the newest last, at most MOST_STEPS) for a lesson
 _KEEP_LINK = (f" try {{ const key = {json.dumps(LINKS_KEY)};"
               " let kept = JSON.parse(localStorage.getItem(key) || '[]'); if (!Array.isArray(kept)) kept = [];"
@@ -183,13 +179,18 @@ def _plain(value):
 
 
 class Links:
-    """Opens pages: selects their tabs, fills their inputs and, when asked, runs them; everything else is left
-    as it is. A run is started through a hidden trigger per Run, so only the page asked for does any work. With a
-    lesson's bar (`ui.lesson.Bar`), a link may open a lesson's step too."""
+    """Opens pages: selects their tabs (in the browser: `opening`), fills their inputs and, when asked, runs them;
+    everything else is left as it is. A run is started through a hidden trigger per Run, so only the page asked for
+    does any work. With a lesson's bar (`ui.lesson.Bar`), a link may open a lesson's step too.
+
+    Each page's link is an event of its own, whose outputs are that page's fields and runs (and the bar): Gradio's
+    client keeps every component an event has written, and at each later event of the page reads back the value
+    of each one, and of everything under it (docs/page-weight.md). One event writing every page's fields and the
+    tabs (which hold every tab opened) made each later event of a student who came by a link re-read the whole app:
+    on a 4x-throttled phone, first openings of tabs took ~1.5x as long after a link as after a plain visit."""
 
     def __init__(self, pages: list[Page], bar=None):
         self.pages = {page.id: page for page in pages}
-        self.tabs = list(dict.fromkeys(tabs for page in pages for tabs, _ in page.path))
         self.fields = list(dict.fromkeys(c for page in pages for c in page.fields.values()))
         self.triggers = {run: gr.State(0) if run.trigger is None else run.trigger for page in pages for run in page.runs}
         for trigger in self.triggers.values():  # a page's own (`page.Task.run`), here with the rest: outside the tabs
@@ -198,16 +199,20 @@ class Links:
         self.bar = bar
 
     def outputs(self) -> list:
-        return [*self.tabs, *self.fields, *self.triggers.values(), *(self.bar.outputs() if self.bar else [])]
+        return [*self.fields, *self.triggers.values(), *(self.bar.outputs() if self.bar else [])]
+
+    def outputs_of(self, page_id: str) -> list:
+        """The outputs a link to `page_id` writes: its page's fields and runs, then the bar's ("": the bar's)."""
+        page = self.pages.get(page_id)
+        own = [] if page is None else [*page.fields.values(), *(self.triggers[run] for run in page.runs)]
+        return [*dict.fromkeys(own), *(self.bar.outputs() if self.bar else [])]
 
     def open(self, page_id: str, values: dict, run: bool = False) -> list:
-        """The updates of `outputs()` but the bar's that open `page_id` with `values` (and run it): all skipped
-        for no page."""
+        """The updates of `outputs()` but the bar's that fill `page_id` with `values` (and run it): all skipped
+        for no page. Its tabs are opened in the browser first (`opening`)."""
         page = self.pages.get(page_id)
         if page is None:
-            return [gr.skip()] * (len(self.tabs) + len(self.fields) + len(self.triggers))
-        selected = dict(page.path)
-        tab_updates = [gr.Tabs(selected=selected[tabs]) if tabs in selected else gr.skip() for tabs in self.tabs]
+            return [gr.skip()] * (len(self.fields) + len(self.triggers))
         wanted = {page.fields[name]: convert(page.fields[name], value) if isinstance(value, str) else value
                   for name, value in values.items() if name in page.fields}
         wanted.update(agree(page, values))
@@ -221,21 +226,35 @@ class Links:
         started = {r for r in page.runs if run and set(needs(page, r)) <= given}
         # a new value each time, so the trigger's change event fires even for the same link twice
         run_updates = [time.time_ns() if r in started else gr.skip() for r in self.triggers]
-        return [*tab_updates, *field_updates, *run_updates]
+        return [*field_updates, *run_updates]
+
+    def page_of(self, query: str) -> str:
+        """The id of the page a query opens (a lesson's: its step's), or "" for none."""
+        params = dict(parse_qsl(query.lstrip("?"), keep_blank_values=True))
+        page_id = self.bar.page_of(self, params) if self.bar is not None and LESSON in params else params.get("tab", "")
+        return page_id if page_id in self.pages else ""
 
     def opening(self, query: str) -> str:
-        """`<tabs>|<query>`: the query, after the tabs of the page it opens that are built on opening (`ui.lazy`:
-        "generate/logit_lens", "" for none), which the page opens before the query is followed (`OPEN_JS`)."""
-        params = dict(parse_qsl(query.lstrip("?"), keep_blank_values=True))
-        if self.bar is not None and LESSON in params:
-            page = self.pages.get(self.bar.page_of(self, params))
-        else:
-            page = self.pages.get(params.get("tab", ""))
+        """`<tabs>|<query>`: the query, after the tabs of the page it opens (`ui.lazy.path`: "generate/logit_lens",
+        "" for none), which the page opens before the query is followed (`OPEN_JS`)."""
+        page = self.pages.get(self.page_of(query))
         return f"{lazy.path(page.path) if page is not None else ''}|{query}"
 
+    def route(self, query: str) -> list:
+        """The opening of `query`, for the hidden box of the page it opens ("" for none; the others skipped), whose
+        change is that page's link event. A new value each time, so the same link twice is followed twice."""
+        opening = f"{self.opening(query)}&{NONCE}={time.time_ns()}"
+        chosen = self.page_of(query)
+        return [opening if page_id == chosen else gr.skip() for page_id in ("", *self.pages)]
+
     def on_opened(self, opening: str) -> list:
-        """Follow the query of an `opening` (`<tabs>|<query>`) once its tabs are open."""
+        """Follow the query of an `opening` (`<tabs>|<query>`) once its tabs are open: updates of `outputs()`."""
         return self.on_query(opening.partition("|")[2])
+
+    def on_opened_in(self, page_id: str, opening: str) -> list:
+        """`on_opened`, as the updates of `outputs_of(page_id)`: what a link to that page writes."""
+        updates = dict(zip(self.outputs(), self.on_opened(opening)))
+        return [updates[component] for component in self.outputs_of(page_id)]
 
     def on_query(self, query: str) -> list:
         """Open what the page's query string (`?tab=…&…`, or a lesson's `?lesson=…&step=k`) asks for; a later
@@ -254,15 +273,21 @@ class Links:
         # page's whole component tree, which cost a 4x-throttled phone ~0.5 s of its first visit
         # (`bench/page_weight.py`). A plain visit leaves the box empty, so its change event never fires.
         query = gr.Textbox("", visible="hidden", show_label=False, container=False, elem_id="bg-link-query")
-        # the query with the tab it opens, which the browser opens before the server follows the query (`OPEN_JS`)
-        opening = gr.Textbox("", visible="hidden", show_label=False, container=False, elem_id="bg-link-opening")
+        # for each page (and for a query that opens none), the query with the tabs it opens, which the browser opens
+        # before the server follows the query (`OPEN_JS`): each page's own event, which writes that page alone
+        openings = {page_id: gr.Textbox("", visible="hidden", show_label=False, container=False)
+                    for page_id in ("", *self.pages)}
         demo.load(None, None, query, js=_LINK_QUERY, api_visibility="private", queue=False)
-        query.change(self.opening, query, opening, api_visibility="private", queue=False, show_progress="hidden")
-        # queued (a run's trigger fires from a queued event only), with no limit: opening never waits on a model
-        # no progress shown on the fields it fills: the page's own run shows its progress, and its result is what
-        # the page script leads into view (assets/view.js)
-        opening.change(self.on_opened, opening, self.outputs(), js=OPEN_JS, api_visibility="private",
-                       concurrency_limit=None, show_progress="hidden")
+        query.change(self.route, query, list(openings.values()), api_visibility="private", queue=False,
+                     show_progress="hidden")
+        for page_id, opening in openings.items():
+            # queued (a run's trigger fires from a queued event only), with no limit: opening never waits on a model
+            # no progress shown on the fields it fills: the page's own run shows its progress, and its result is what
+            # the page script leads into view (assets/view.js)
+            follow = partial(self.on_opened_in, page_id)
+            follow.__name__ = "on_opened"  # its endpoint's name (private): each page's is "on_opened_<n>"
+            opening.change(follow, opening, self.outputs_of(page_id), js=OPEN_JS, api_visibility="private",
+                           concurrency_limit=None, show_progress="hidden")
         for button, js in steps:  # in the page: the step's query, a new one each click
             button.click(None, None, query, js=js, api_visibility="private", queue=False)
         if self.bar is not None:  # the step before or after, as a query the page opens as it opens a link
