@@ -195,7 +195,8 @@ def test_a_512_token_text_on_a_phone_draws_every_view_and_scrolls_nothing_sidewa
 
 @pytest.fixture
 def slow_training(monkeypatch):
-    """Each optimiser step takes 50 ms longer, so a 200-step run is still going when a person presses Stop."""
+    """Each optimiser step takes 150 ms longer, so a 200-step run is still going when a person presses Stop (30 s:
+    on a busy 2-core machine the page's own work while the steps stream in can hold a click for many seconds)."""
     import time
 
     from bg_demo.backend import finetune
@@ -204,7 +205,7 @@ def slow_training(monkeypatch):
 
     def slow(*args):
         for batch in batches(*args):
-            time.sleep(0.05)
+            time.sleep(0.15)
             yield batch
 
     monkeypatch.setattr(finetune, "_batches", slow)
@@ -224,7 +225,7 @@ def test_fine_tune_or_prompt_prompts_trains_stops_and_sums_up(page, slow_trainin
     steps.press("Enter")
     page.get_by_role("button", name="Fine-tune", exact=True).locator("visible=true").click()
     expect(page.get_by_text(re.compile(r"Step \d+ of 200 · loss"))).to_be_visible(timeout=60_000)
-    page.get_by_role("button", name="Stop", exact=True).locator("visible=true").click()
+    page.get_by_role("button", name="Stop", exact=True).locator("visible=true").click(timeout=60_000)
     expect(page.get_by_text(re.compile(r"Stopped after \d+ of 200 steps"))).to_be_visible(timeout=30_000)
     expect(page.get_by_text(re.compile(r"LoRA \+ head · \d+ steps on 16 examples · test accuracy"))).to_be_visible()
 
