@@ -450,6 +450,21 @@ def test_the_core_bundle_the_language_switch_imports_exports_change_locale():
     assert gradio_compat.CORE_BUNDLE.replace("/", "\\/") in gradio_compat.CHANGE_LOCALE_JS
 
 
+def test_a_label_set_from_the_browser_is_a_prop_update_holding_gradio_s_i18n_marker():
+    # the marker as gr.I18n sends a key: "__i18n__" and the JSON the JS function builds
+    marker = str(gr.i18n.I18nData("start.tab"))
+    assert marker.startswith("__i18n__")
+    assert json.loads(marker[len("__i18n__"):]) == {"__type__": "translation_metadata", "key": "start.tab"}
+    js = gradio_compat.I18N_LABEL_JS
+    assert '"__i18n__" + JSON.stringify({__type__: "translation_metadata", key})' in js
+    assert '__type__: "update", label:' in js
+    scripts = "".join(_assets("*.js").values())
+    # the client: a returned value with __type__ "update" sets the props it names; a string holding the marker is
+    # parsed from the marker's JSON to its closing brace and worded by its key
+    assert "`__type__`in e&&e?.__type__===`update`" in scripts
+    assert "=`__i18n__`" in scripts and re.search(r"JSON\.parse\(e\.slice\(r,i\)\);if\(a\?\.key\)", scripts)
+
+
 def test_the_markup_view_js_reads_is_in_gradio_s_frontend():
     markup, scripts, styles = gradio_compat.MARKUP, _assets("*.js"), "".join(_assets("*.css").values())
     assert markup["tab_panel"] == "[role=tabpanel]" and any('role="tabpanel"' in s for s in scripts.values())

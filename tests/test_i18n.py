@@ -85,9 +85,10 @@ def test_the_switch_sent_with_each_event_words_it_and_the_server_remembers_none(
     for lang in ("ko", "ja", None, "ko"):
         _, box, _ = run(fill, ["no blank here", 3, ""], lang=lang)
         assert box.value == _boxed(text.t("error.no_mask", lang or "en", mask="[MASK]"))
-    # the page load's relabelling reads the browser's language (a tag as it gives it) into the switch
-    chosen = event(demo, name="chosen")
-    assert call(chosen, "ja-JP")[0] == "ja" and call(chosen, "de")[0] == "en"
+    # the tables' relabelling, on a change of the switch, reads a language as a browser's tag gives it too
+    headers = event(demo, name="headers_in")
+    assert [value.headers for value in call(headers, "ja-JP")] == [value.headers for value in call(headers, "ja")]
+    assert [value.headers for value in call(headers, "de")] == [value.headers for value in call(headers, "en")]
 
 
 def test_the_load_and_the_switch_relabel_every_table_of_the_app_even_an_empty_one():
@@ -95,16 +96,46 @@ def test_the_load_and_the_switch_relabel_every_table_of_the_app_even_an_empty_on
     load and the switch send each table (every one `strings.table` made) its headers in the language chosen."""
     import gradio as gr
 
-    from bg_demo.ui import build_demo, strings
+    from bg_demo.ui import build_demo, language, strings
     from tests.support.pages import call, event
 
     demo = build_demo()
     made = strings.tables(demo)
     assert {key for _, key in made} >= {"ner.table_headers", "qa.table_headers", "lab.history_headers",
                                         "pre.token_headers", "compare.facts.headers"}
-    chosen = event(demo, name="chosen")
-    sent = [value for block, value in zip(chosen.outputs, call(chosen, "ko")) if isinstance(block, gr.Dataframe)]
+    headers = event(demo, name="headers_in")
+    ((target, trigger),) = headers.targets  # the load sets the switch for another language than English
+    assert (demo.blocks[target].elem_id, trigger) == (language.ELEM_ID, "change")
+    sent = [value for block, value in zip(headers.outputs, call(headers, "ko")) if isinstance(block, gr.Dataframe)]
     assert [value.headers for value in sent] == [text.t(key, "ko").split("|") for _, key in made]
+
+
+def test_the_tab_bars_are_relabelled_in_the_browser_and_no_server_event_writes_a_tab():
+    """Gradio's client re-reads every component inside each output of a server event at every later event of the
+    page: a tab written by the server made every opened tab cost that (docs/page-weight.md). So every tab's label
+    follows the switch through an event with no server function, which gives each tab its label's key again."""
+    import json
+    import re
+
+    import gradio as gr
+
+    from bg_demo.ui import build_demo, language, strings
+    from bg_demo.ui.gradio_compat import block_id, listeners
+
+    demo = build_demo()
+    tabs = [block for block in demo.blocks.values() if isinstance(block, (gr.Tab, gr.Tabs))]
+    written = {block_id(block) for block in tabs}
+    for dependency in listeners(demo):
+        if dependency.fn is not None:
+            assert not written & {block_id(block) for block in dependency.outputs}, dependency.fn.__name__
+    (relabel,) = [d for d in listeners(demo) if written & {block_id(block) for block in d.outputs}]
+    ((target, trigger),) = relabel.targets
+    assert (demo.blocks[target].elem_id, trigger) == (language.ELEM_ID, "change") and relabel.fn is None
+    labelled = [tab for tab in tabs if isinstance(tab, gr.Tab) and tab.label is not None]
+    assert relabel.outputs == labelled and len(labelled) > 20
+    keys = json.loads(re.search(r"const keys = (\[.*?\])", relabel.js).group(1))
+    assert keys == [strings.key_of(tab.label) for tab in labelled] and None not in keys
+    assert {strings.words(tab.label, "ko") for tab in labelled} <= set(strings.translations()["ko"].values())
 
 
 def test_every_page_event_reads_the_look_and_keeps_its_state_and_a_change_of_look_rerenders_once():

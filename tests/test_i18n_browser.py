@@ -91,6 +91,9 @@ def test_a_link_can_ask_for_a_language(open_in):
     page = open_in("en-US", "?lang=ko&tab=fill_mask&text=The+cat+sat+on+the+%5BMASK%5D.&run=1")
     expect(page.locator("html")).to_have_attribute("lang", "ko", timeout=15_000)
     expect(page.get_by_label(text.t("fill_mask.filled", "ko"))).not_to_have_value("", timeout=60_000)
+    # the tab bar too, a tab not opened included (Gradio words a tab once, in the browser's language)
+    expect(page.get_by_role("tab", name=text.t("generate.tab", "ko"), exact=True)).to_be_visible(timeout=10_000)
+    expect(page.get_by_role("tab", name="Generate", exact=True)).to_have_count(0)
 
 
 def test_link_to_this_carries_the_language_on_screen(open_in):

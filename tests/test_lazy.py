@@ -8,6 +8,7 @@ import gradio as gr
 import pytest
 from playwright.sync_api import expect
 
+from bg_demo import text
 from bg_demo.ui import TABS, lazy, lesson, serving, start_tab
 from bg_demo.ui.gradio_compat import block_id, listeners, new_session, render_listener
 
@@ -83,19 +84,20 @@ def test_a_link_and_a_lesson_step_name_the_tab_they_open_first(demo):
 
 
 def test_a_render_sends_the_tab_as_it_stands_in_the_session(demo):
-    """A language switch before the tab is opened changes its sub-tabs' labels for this session (Gradio holds each as
-    an unrendered copy); the render sends the tab with them, and a new page's layout is left as it was."""
+    """A language switch before the tab is opened changes its table's column names for this session (Gradio holds
+    each as an unrendered copy); the render sends the tab with them, and a new page's layout is left as it was.
+    (The tab labels are the browser's: it words a rendered tab's label key in its own language.)"""
     session = new_session(demo)
-    chosen = next(d for d in listeners(demo) if getattr(d.fn, "__name__", "") == "chosen")
-    asyncio.run(demo.process_api(chosen, ["ko"], session))
-    item = next(b for b in demo.blocks.values() if isinstance(b, gr.Tab) and b.id == "generate")
+    headers = next(d for d in listeners(demo) if getattr(d.fn, "__name__", "") == "headers_in")
+    asyncio.run(demo.process_api(headers, ["ko"], session))
+    item = next(b for b in demo.blocks.values() if isinstance(b, gr.Tab) and b.id == "ner")
     container = next(child for child in item.children if isinstance(child, gr.Column))
     output = asyncio.run(demo.process_api(render_listener(demo, container), [], session))
     sent = {c["id"]: c for c in output["render_config"]["components"]}
-    assert _ids(_content(demo, "generate")) <= set(sent)
-    labels = [c["props"].get("label") for c in sent.values() if c["type"] == "tabitem"]
-    assert len(labels) >= 3 and all(re.search(r"[\uac00-\ud7a3]", label or "") for label in labels), labels
-    assert container.children == [] and not _ids(_content(demo, "generate")) & _laid(demo)  # a new page's: as it was
+    assert _ids(_content(demo, "ner")) <= set(sent)
+    tables = [c["props"] for c in sent.values() if c["type"] == "dataframe"]
+    assert tables and all(props["headers"] == text.t("ner.table_headers", "ko").split("|") for props in tables), tables
+    assert container.children == [] and not _ids(_content(demo, "ner")) & _laid(demo)  # a new page's: as it was
 
 
 # --- in a browser ---------------------------------------------------------------------------------------------------

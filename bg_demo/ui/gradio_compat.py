@@ -441,6 +441,13 @@ CHANGE_LOCALE_JS = r"""(lang) => {
     .catch((e) => console.warn("bg_demo: the language is not switched", e));
 }""" % CORE_BUNDLE.replace("/", "\\/")
 
+# A JS function `(key) => update` that relabels a component from the browser alone (an event with no server
+# function): the label as the I18n key `key`, worded by Gradio's client in the page's language as it sets it.
+# Private: a prop update's shape (`{__type__: "update", ...}`, read by the client's `is_prop_update`) and the marker
+# `gr.i18n.I18nData` turns into (`__i18n__` + its JSON, translated by the client's `translate_i18n_marker`); both
+# are checked against the installed Python side and frontend by tests/test_gradio_compat.py.
+I18N_LABEL_JS = """(key) => ({__type__: "update", label: "__i18n__" + JSON.stringify({__type__: "translation_metadata", key})})"""
+
 # Gradio's markup that assets/view.js reads (given to it by `ui/view.py`): what it needs from Gradio and no
 # `elem_id`/`elem_classes` of the app can say. Private: Gradio's DOM (its Svelte components' classes and roles), which
 # its docs leave free to change; each is checked against the installed frontend by tests/test_gradio_compat.py.

@@ -12,8 +12,7 @@ import json
 import gradio as gr
 
 from bg_demo import text
-from bg_demo.ui import gradio_compat
-from bg_demo.ui.strings import words
+from bg_demo.ui import gradio_compat, strings
 
 STORAGE_KEY = "bg_demo.lang"
 ELEM_ID = "bg-language"
@@ -51,9 +50,23 @@ _CHOOSE = """(lang) => {
 }""" % {"key": json.dumps(STORAGE_KEY)}
 
 
-# the language to switch to on load, or "" for the page's own
+# on load: the language asked for (the link's, the one kept, the browser's), or nothing for the page's own, which
+# leaves the switch as it is and fires nothing
 _ASKED = "() => { const lang = window.bgDemoLanguage ? window.bgDemoLanguage() : %(default)s;" \
-    " return lang === %(default)s ? '' : lang; }" % {"default": json.dumps(text.DEFAULT)}
+    " return lang === %(default)s ? undefined : lang; }" % {"default": json.dumps(text.DEFAULT)}
+
+# the tab bars in the switch's language, from the browser alone: once Gradio's client has the language (the <html>
+# element's `lang` follows its locale), each tab gets its label's key again, which the client words in it
+_RELABEL = """async (lang) => {
+  const keys = %(keys)s, label = %(label)s, html = document.documentElement;
+  if (html.lang !== lang) {
+    window.bgDemoSetLocale && window.bgDemoSetLocale(lang);
+    const since = performance.now();
+    await new Promise((done) => { const wait = () => html.lang === lang || performance.now() - since > 5000 ? done()
+      : setTimeout(wait, 20); wait(); });
+  }
+  return keys.map((key) => key === null ? undefined : label(key));
+}"""
 
 
 def switch() -> gr.Radio:
@@ -71,22 +84,23 @@ def wire(demo: gr.Blocks, reader, tables=()) -> None:
     tables = list(tables)
     tabs = [block for block in demo.blocks.values() if isinstance(block, gr.Tab) and block.label is not None]
 
-    def chosen(lang: str):
+    def headers_in(lang: str):
         lang = text.language(lang)
-        return (
-            lang,
-            *(gr.Tab(label=words(tab.label, lang)) for tab in tabs),
-            *(gr.Dataframe(headers=text.t(key, lang).split("|")) for _, key in tables),
-        )
+        return tuple(gr.Dataframe(headers=text.t(key, lang).split("|")) for _, key in tables)
 
-    outputs = [radio, *tabs, *(component for component, _ in tables)]
-    # On load the browser names its language; only another than the page's own (English) needs the server, so the
-    # box stays empty otherwise and its change event never fires: a server event on load costs a throttled phone
-    # ~0.5 s of its first visit, walking the page's whole tree for every output's loading status (links.wire).
-    asked = gr.Textbox("", visible="hidden", show_label=False, container=False, elem_id=f"{ELEM_ID}-asked")
-    demo.load(None, None, asked, js=_ASKED, api_visibility="private", queue=False)
-    asked.change(chosen, asked, outputs, api_visibility="private", queue=False, show_progress="hidden")
+    # The load sets the switch only for a language other than the page's own, and a switch's change does the rest:
+    # an English visit fires nothing. The tabs are relabelled by an event with no server function: Gradio's client
+    # pushes a loading status to every output of a server event at each later event of the page, and for a
+    # container (a tab) reads back every component in it first, so tabs written by the server would make every
+    # opened tab cost something at each later event (docs/page-weight.md, "The first switch to a tab").
+    demo.load(None, None, radio, js=_ASKED, api_visibility="private", queue=False)
+    relabel = _RELABEL % {"keys": json.dumps([strings.key_of(tab.label) for tab in tabs]),
+                          "label": gradio_compat.I18N_LABEL_JS}
+    radio.change(None, radio, tabs, js=relabel, api_visibility="private", queue=False, show_progress="hidden")
+    if tables:
+        radio.change(headers_in, radio, [component for component, _ in tables], api_visibility="private",
+                     queue=False, show_progress="hidden")
     rerender, inputs, shown = reader.rerendering()
     # queued: a page's figures take a moment to draw, and every client gets its turn
-    radio.input(chosen, radio, outputs, js=_CHOOSE, api_visibility="private", queue=False).then(
+    radio.input(None, radio, None, js=_CHOOSE, api_visibility="private", queue=False).then(
         rerender, inputs, shown, api_visibility="private", show_progress="hidden", preprocess=False)

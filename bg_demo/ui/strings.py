@@ -57,12 +57,17 @@ def joined(*keys: str, sep: str = "\n") -> gr.i18n.I18nData:
     return compose("+".join(keys), lambda lang: sep.join(text.t(key, lang) for key in keys))
 
 
+def key_of(label) -> str | None:
+    """The I18n key of a label made while building (its marker, if already turned into text); None for plain text."""
+    if isinstance(label, str) and label.startswith(MARKER):
+        return json.loads(label[len(MARKER):])["key"]
+    return label.key if isinstance(label, gr.i18n.I18nData) else None
+
+
 def words(label, lang: str) -> str:
     """A label made while building (an I18n key, or plain text) in one language's words."""
-    if isinstance(label, str) and label.startswith(MARKER):  # an I18n key already turned into text
-        label = I18N(json.loads(label[len(MARKER):])["key"])
-    if isinstance(label, gr.i18n.I18nData):
-        key = label.key
+    key = key_of(label)
+    if key is not None:
         return _DERIVED[lang].get(key) or (text.t(key, lang) if key in text.tables()[text.DEFAULT] else "")
     return "" if label is None else str(label)
 
