@@ -248,6 +248,10 @@ def test_blocks_taken_out_of_the_layout_stay_served_and_a_render_sends_them_as_t
     sent = {c["id"]: c for c in output["render_config"]["components"]}
     assert sent[box._id]["props"]["label"] == "after" and content._id in sent
     assert json.dumps(demo.get_config_file()["layout"]) == laid and container.children == []  # a new page's
+    # the render's progress shown on another block: the ids the page's config gives the client for its status
+    gradio_compat.progress_on(rendering, relabel)
+    (written,) = [d for d in demo.get_config_file()["dependencies"] if d["id"] == rendering._id]
+    assert written["show_progress_on"] == [relabel._id] and written["outputs"] == [container._id]
 
 
 def test_idle_sessions_are_swept_through_gradio_s_state_holder():

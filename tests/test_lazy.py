@@ -83,6 +83,26 @@ def test_a_link_and_a_lesson_step_name_the_tab_they_open_first(demo):
     assert links.opening("?lesson=damaged!&step=1").partition("|")[0] == ""
 
 
+def test_no_event_keeps_a_loading_status_on_a_tabs_content(demo):
+    """Gradio's client pushes every event's loading status, at each later event of the page, to each component an
+    event that ran named for its progress, reading back every component inside a container first. A render's
+    output is its container, the whole tab: its progress goes on its trigger, a hidden box, so an opened tab is not
+    read back at every event; and no server event's progress lands on a container holding more than a few
+    components (the lesson bar's row)."""
+    config = demo.get_config_file()
+    renders = [d for d in config["dependencies"] if d.get("render_id") is not None]
+    assert len(renders) == len(lazy.DEFERRED) > 10
+    for dependency in renders:
+        (box,) = [demo.blocks[i] for i in dependency["show_progress_on"]]
+        assert isinstance(box, gr.Textbox) and box.visible == "hidden"
+        assert [target for target, _ in dependency["targets"]] == [block_id(box)]  # the render's own trigger
+    for dependency in config["dependencies"]:
+        if dependency.get("backend_fn"):
+            for i in dependency["show_progress_on"] or dependency["outputs"]:
+                block = demo.blocks[i]
+                assert len(_ids(block)) <= 8, (dependency["id"], block)  # a container and what it holds
+
+
 def test_a_render_sends_the_tab_as_it_stands_in_the_session(demo):
     """A language switch before the tab is opened changes its table's column names for this session (Gradio holds
     each as an unrendered copy); the render sends the tab with them, and a new page's layout is left as it was.

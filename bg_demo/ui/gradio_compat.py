@@ -407,6 +407,14 @@ def render_listener(blocks, container):
                 if fn.renderable is not None and fn.renderable.container_id == container._id)
 
 
+def progress_on(listener, block) -> None:
+    """Show `listener`'s progress on `block` alone, as `show_progress_on` does for an event: for a `gr.render`, whose
+    output is its container (the whole content it sends) and whose constructor takes no `show_progress_on`.
+    Private: `BlockFunction.show_progress_on`, which Gradio writes into the page's config as the ids the client
+    keeps a loading status for."""
+    listener.show_progress_on = [block]
+
+
 # --- the page ---------------------------------------------------------------------------------------------------------
 
 # Gradio inlines the app's config and API description into the page it renders (its template, templates/frontend/

@@ -52,6 +52,11 @@ def defer(demo: gr.Blocks, item: gr.Tab, tab_id: str) -> None:
         def _show():
             gradio_compat.render_here([content])
 
+    # Gradio's client pushes each event's loading status, at every later event of the page, to every component
+    # an event that ran named for its progress, and for a container first reads back every component in it: a
+    # render names its container, the tab's whole content, so each opened tab was read back at every event
+    # (~0.07 s each on a 4x-throttled phone; docs/page-weight.md). Its progress (hidden) is shown on the box instead.
+    gradio_compat.progress_on(gradio_compat.render_listener(demo, item.children[-1]), opened)
     item.children.remove(content)
     item.select(None, None, opened, js="() => 'opened'", api_visibility="private", queue=False)
 
