@@ -34,6 +34,7 @@ from bg_demo.ui import (
     tutor_tools,
     view,
 )
+from bg_demo.ui.links import HEAD as LINKS_HEAD
 from bg_demo.ui.links import Links
 from bg_demo.ui.session import SESSIONS
 from bg_demo.ui.strings import ASSETS, I18N, t
@@ -108,7 +109,7 @@ def launch_options() -> dict:
     middleware = [Middleware(serving.Guard), Middleware(serving.PageCache), gzip, Middleware(serving.Lighter)]
     return dict(theme=gr.themes.Soft(primary_hue="blue", font=serving.FONTS, font_mono=serving.MONO_FONTS),
                 css_paths=[ASSETS / "style.css"], i18n=I18N,
-                head=language.HEAD + screen.HEAD + view.HEAD + lazy.HEAD, state_session_capacity=serving.SESSION_CAPACITY, enable_monitoring=False,
+                head=language.HEAD + screen.HEAD + view.HEAD + lazy.HEAD + LINKS_HEAD, state_session_capacity=serving.SESSION_CAPACITY, enable_monitoring=False,
                 max_file_size=serving.MAX_FILE_SIZE,
                 app_kwargs={"middleware": middleware})
 

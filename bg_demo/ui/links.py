@@ -34,11 +34,36 @@ _LINK_QUERY = f"""() => {{
 # its content on the page), then the opening handed to the server as it was; one call of the page's own function,
 # as each page's link event carries this in the page
 OPEN_JS = "(opening) => window.bgDemoOpening ? window.bgDemoOpening(opening) : opening"
-# "Link to this" keeps each link it makes (each once, the newest last, at most MOST_STEPS) for a lesson
-_KEEP_LINK = (f" try {{ const key = {json.dumps(LINKS_KEY)};"
-              " let kept = JSON.parse(localStorage.getItem(key) || '[]'); if (!Array.isArray(kept)) kept = [];"
-              " kept = kept.filter((k) => k !== u); kept.push(u);"
-              f" localStorage.setItem(key, JSON.stringify(kept.slice(-{MOST_STEPS}))); }} catch (e) {{}}")
+# Runs in the page's <head>. `await window.bgDemoShare(tab, names, values)`: the link to page `tab` with the fields
+# `names` as they are (`values`, an empty one too, so the link opens the page as it is on screen; a table's rows as
+# JSON), which runs it, in the language on screen (English needs no mark); kept (each once, the newest last, at most
+# MOST_STEPS) for a lesson, copied if the browser lets it; then [the link, the line saying it is ready or copied] (an
+# I18n key, as a built label is, which the browser words in the page's language). One function the page defines:
+# each page's "Link to this" event calls it rather than carrying it (~1 KB each, in the page every visit reads).
+HEAD = """<script>
+window.bgDemoShare = async (tab, names, values) => {
+  const p = new URLSearchParams({tab});
+  names.forEach((n, i) => { const v = values[i];
+    p.set(n, v !== null && typeof v === "object" ? JSON.stringify(v.data ?? v) : (v ?? "")); });
+  p.set(%(run)s, "1");
+  const lang = (document.documentElement.lang || "").split("-")[0];
+  if (lang && lang !== "en") p.set("lang", lang);
+  const u = window.location.origin + window.location.pathname + "?" + p.toString();
+  try {
+    const key = %(key)s;
+    let kept = JSON.parse(localStorage.getItem(key) || "[]");
+    if (!Array.isArray(kept)) kept = [];
+    kept = kept.filter((k) => k !== u);
+    kept.push(u);
+    localStorage.setItem(key, JSON.stringify(kept.slice(-%(most)d)));
+  } catch (e) {}
+  let copied = false;
+  if (navigator.clipboard) { try { await navigator.clipboard.writeText(u); copied = true; } catch (e) {} }
+  return [u, copied ? %(copied)s : %(ready)s];
+};
+</script>""" % {"run": json.dumps(RUN), "key": json.dumps(LINKS_KEY), "most": MOST_STEPS,
+                "copied": json.dumps(str(gr.i18n.I18nData("link.copied"))),
+                "ready": json.dumps(str(gr.i18n.I18nData("link.ready")))}
 
 
 @dataclass(frozen=True, eq=False)  # each Run is its own trigger: compared by identity
@@ -85,23 +110,8 @@ def share_row(page_id: str, fields: dict) -> None:
         url = gr.Textbox(label=t("link.label"), show_label=False, placeholder=t("link.placeholder"), buttons=["copy"],
                          interactive=False, scale=5, elem_classes=["bg-share-url"])
         said = gr.Markdown("", scale=1, min_width=160, elem_classes=["bg-share-status"])
-    # the line is an I18n key (as a built label is), which the browser words in the page's language
-    copied, ready = json.dumps(str(t("link.copied"))), json.dumps(str(t("link.ready")))
-    js = (
-        f"async (...values) => {{ const p = new URLSearchParams({{tab: {json.dumps(page_id)}}});"
-        # a table's value is an object: its rows go as JSON
-        f" {json.dumps(list(fields))}.forEach((n, i) => {{ const v = values[i];"
-        " p.set(n, v !== null && typeof v === 'object' ? JSON.stringify(v.data ?? v) : (v ?? '')); });"
-        f" p.set({json.dumps(RUN)}, '1');"
-        # the language on screen, so the class sees the page in the teacher's language (English needs no mark)
-        " const lang = (document.documentElement.lang || '').split('-')[0];"
-        " if (lang && lang !== 'en') p.set('lang', lang);"
-        " const u = window.location.origin + window.location.pathname + '?' + p.toString();"
-        f"{_KEEP_LINK}"
-        " let copied = false;"
-        " if (navigator.clipboard) { try { await navigator.clipboard.writeText(u); copied = true; } catch (e) {} }"
-        f" return [u, copied ? {copied} : {ready}]; }}"
-    )
+    t("link.copied"), t("link.ready")  # the line's two keys, which `HEAD` returns, among the translations sent
+    js = f"(...values) => window.bgDemoShare({json.dumps(page_id)}, {json.dumps(list(fields))}, values)"
     button.click(None, list(fields.values()), [url, said], js=js, api_visibility="private")
 
 
