@@ -414,6 +414,27 @@ def test_no_chart_toolbar_covers_a_charts_label_on_a_phone(browser, app_url):
     page.close()
 
 
+def test_the_share_row_wraps_on_a_phone_and_its_link_and_line_are_read_whole(browser, app_url):
+    """On a 390-px phone the line saying the link is copied was squeezed to a letter a line, which stretched the row
+    (and its button) ~760 px tall and left the link ~6 lines in a narrow box: the line now shares a line with the
+    button, the link under them at the row's width."""
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True)
+    page.goto(f"{app_url}?tab=classify&text=I+loved+this+movie.&run=1")
+    expect(_visible(page, PLOT).first).to_be_visible(timeout=60_000)
+    _idle(page)
+    page.get_by_role("button", name="Link to this").filter(visible=True).first.click()
+    url = _visible(page, ".bg-share-url textarea, .bg-share-url input").first
+    expect(url).to_have_value(re.compile(r"tab=classify"), timeout=10_000)
+    status = _visible(page, ".bg-share-status").first
+    expect(status).not_to_have_text("", timeout=10_000)
+    row = status.locator("xpath=ancestor::div[contains(@class,'bg-share-row')][1]")
+    row_box, url_box, status_box = row.bounding_box(), url.bounding_box(), status.bounding_box()
+    assert row_box["height"] < 250, row_box
+    assert url_box["width"] > 0.8 * row_box["width"] and status_box["width"] > 100, (url_box, status_box)
+    assert row_box["x"] + row_box["width"] <= 390 and _overflow(page) <= 0
+    page.close()
+
+
 def test_the_start_tables_gpt2_column_is_on_a_phones_screen(browser, app_url):
     """The BERT-beside-GPT-2 table hid its GPT-2 column in a sideways scroll of its own on a 390-px phone."""
     page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True)

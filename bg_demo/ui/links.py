@@ -105,7 +105,7 @@ class Page:
 def share_row(page_id: str, fields: dict) -> None:
     """A "copy link" control: the link to this page with every input as it is now (an empty one too, so the link
     opens the page as it is on screen), and, beside it, a line saying the link is ready or copied."""
-    with gr.Row(equal_height=True):
+    with gr.Row(equal_height=True, elem_classes=["bg-share-row"]):
         button = gr.Button(t("link.button"), size="sm", scale=1, min_width=160)
         url = gr.Textbox(label=t("link.label"), show_label=False, placeholder=t("link.placeholder"), buttons=["copy"],
                          interactive=False, scale=5, elem_classes=["bg-share-url"])
