@@ -65,7 +65,7 @@ _RELABEL = """async (lang) => {
     await new Promise((done) => { const wait = () => html.lang === lang || performance.now() - since > 5000 ? done()
       : setTimeout(wait, 20); wait(); });
   }
-  return keys.map((key) => key === null ? undefined : label(key));
+  return keys.map((key) => label(key));
 }"""
 
 
@@ -82,7 +82,9 @@ def wire(demo: gr.Blocks, reader, tables=()) -> None:
     language, from its state (`page.Reader.rerendering`). Call this once the whole page is built."""
     radio = reader.lang
     tables = list(tables)
-    tabs = [block for block in demo.blocks.values() if isinstance(block, gr.Tab) and block.label is not None]
+    # every tab labelled with an I18n key (a label in plain text reads the same in every language)
+    tabs = [block for block in demo.blocks.values() if isinstance(block, gr.Tab)
+            and strings.key_of(block.label) is not None]
 
     def headers_in(lang: str):
         lang = text.language(lang)
