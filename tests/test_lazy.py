@@ -51,13 +51,50 @@ def test_the_first_page_holds_the_tab_bar_and_the_start_tab_and_no_other_tabs_co
 
 def test_a_tab_that_events_from_outside_write_into_comes_with_the_tab_around_it(demo):
     """The Fine-tune tab's summary is redrawn by its other tabs' results and its Load button fills the GPT-2 prompt's
-    template; the Generate tab's model picker sets the Next-token lab's choices: a value written before a tab's
-    content reached the browser would be drawn over, so these come with their tab. A tab only a link fires into
-    (the link opens it first) is built on its own opening."""
-    assert {"ft_summary", "prompt_gpt", "next_token"}.isdisjoint(lazy.DEFERRED)
-    assert {"tune_bert", "tune_gpt", "causal", "nsp", "logit_lens"} <= lazy.DEFERRED
+    template: a value written before a tab's content reached the browser would be drawn over, so these come with their
+    tab. A tab only a link fires into (the link opens it first) is built on its own opening, and so is one an event
+    writes into only with what it is built with (the Next-token lab: Generate's model picker offers its "Why?"
+    panel every layer again)."""
+    assert {"ft_summary", "prompt_gpt"}.isdisjoint(lazy.DEFERRED)
+    assert {"tune_bert", "tune_gpt", "causal", "nsp", "logit_lens", "next_token"} <= lazy.DEFERRED
     summary = next(b for b in demo.blocks.values() if isinstance(b, gr.Tab) and b.id == "ft_summary")
     assert _ids(summary) <= _ids(_content(demo, "finetune")) and len(_ids(summary)) > 5  # whole, in its tab's content
+
+
+def test_an_event_marked_as_built_writes_what_its_outputs_are_built_with(demo):
+    """`lazy.as_built` lets a tab an event writes into be built on opening: only true if the event writes what the
+    tab's content is sent with anyway."""
+    marked = [d for d in listeners(demo) if d.fn in lazy.AS_BUILT]
+    assert len(marked) >= 6  # each "Why?" panel beside a model picker
+    for dependency in marked:
+        for block, update in zip(dependency.outputs, dependency.fn(), strict=True):
+            assert [(_key(label), value) for label, value in update.choices] == \
+                [(_key(label), value) for label, value in block.choices], block.label
+
+
+def _key(label):
+    from bg_demo.ui.strings import key_of
+
+    return key_of(label) or label
+
+
+def test_a_closed_panel_comes_on_its_first_opening_unless_an_event_from_outside_reaches_into_it(demo):
+    """Gradio's client mounts every component a render sends, a closed accordion's too (its first page leaves those
+    to the panel's opening): each "Why?" panel is built on its own first opening, as a tab is. A raw result (written
+    by its page's run) and the Generate tab's repetition controls (read by it) come with their tab."""
+    panels = lazy.panels(demo)
+    assert len(panels) >= 9 and all(_key(panel.label) == "why.title" for panel in panels)
+    config = demo.get_config_file()
+    renders = {d["targets"][0][0]: d for d in config["dependencies"] if d.get("render_id") is not None}
+    for panel in panels:
+        trigger, container = panel.children  # the hidden box the panel's expand sets, and the render's place
+        assert isinstance(trigger, gr.Textbox) and trigger.visible == "hidden" and container.children == []
+        assert block_id(trigger) in renders
+        expand = [d for d in config["dependencies"] if [tuple(t) for t in d["targets"]] == [(block_id(panel), "expand")]]
+        assert len(expand) == 1 and expand[0]["outputs"] == [block_id(trigger)] and expand[0]["js"]
+    closed = [b for b in demo.blocks.values() if isinstance(b, gr.Accordion) and not b.open]
+    kept = {_key(b.label) for b in closed if b not in panels}
+    assert {"common.raw", "generate.repetition"} <= kept and "why.title" not in kept
 
 
 def test_a_deferred_tabs_blocks_stay_registered_with_their_events_and_api(demo):
@@ -76,7 +113,7 @@ def test_a_link_and_a_lesson_step_name_the_tab_they_open_first(demo):
     query = "?tab=generate&prompt=Hello"
     # the first sub-tab shows with its row: selected alone (":"), as a tab that an event writes into is
     assert links.opening(query) == f"generate/:generate_text|{query}"
-    assert links.opening("?tab=next_token").partition("|")[0] == "generate/:next_token"
+    assert links.opening("?tab=next_token").partition("|")[0] == "generate/next_token"
     assert links.opening("?tab=nowhere") == "|?tab=nowhere"
     first = links.pages[re.search(r"tab=(\w+)", lesson.guided()[0][0])[1]]
     assert links.opening("?lesson=guided&step=1").partition("|")[0] == lazy.path(first.path)
@@ -91,7 +128,7 @@ def test_no_event_keeps_a_loading_status_on_a_tabs_content(demo):
     components (the lesson bar's row)."""
     config = demo.get_config_file()
     renders = [d for d in config["dependencies"] if d.get("render_id") is not None]
-    assert len(renders) == len(lazy.DEFERRED) > 10
+    assert len(renders) == len(lazy.DEFERRED) + len(lazy.panels(demo)) > 20
     for dependency in renders:
         (box,) = [demo.blocks[i] for i in dependency["show_progress_on"]]
         assert isinstance(box, gr.Textbox) and box.visible == "hidden"
@@ -152,3 +189,12 @@ def test_a_language_chosen_before_a_tab_is_opened_words_its_sub_tabs(phone):
     sub = phone.locator('button[role=tab][data-tab-id="next_token"]')
     expect(sub).to_be_visible(timeout=30_000)
     assert re.search(r"[\uac00-\ud7a3]", sub.inner_text()), sub.inner_text()
+
+
+def test_a_why_panel_s_content_comes_when_it_is_first_opened(phone, app_url):
+    phone.goto(f"{app_url}?tab=classify")
+    expect(phone.get_by_role("button", name="Classify", exact=True)).to_be_visible(timeout=30_000)
+    explain = phone.locator("button", has_text="Explain this prediction")
+    assert explain.count() == 0  # not on the page, hidden or not, before its panel is opened
+    phone.get_by_text("Why? Attention from the prediction").first.click()
+    expect(explain).to_be_visible(timeout=30_000)

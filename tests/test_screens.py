@@ -224,7 +224,7 @@ def test_a_seedless_sample_differs_from_the_last_and_shows_its_seed(browser, app
     page = browser.new_page(viewport={"width": 1366, "height": 768})
     page.goto(f"{app_url}?tab=generate")
     page.get_by_label("top_p", exact=True).check()
-    # the tab's own seed box (the Next-token lab's, in its hidden sub-tab, comes with the tab: `ui.lazy`)
+    # the tab's own seed box (the Next-token lab's comes with its sub-tab when that is opened: `ui.lazy`)
     expect(page.get_by_label("Seed (empty").locator("visible=true")).to_have_value("")  # empty, not 0
     page.get_by_label("Prompt (empty = start").fill("Once upon a time")
     runs = []

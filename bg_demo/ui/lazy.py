@@ -13,7 +13,9 @@ The render puts the app's own blocks into its container: every session's is the 
 session's handlers changed (a label in another language) is read from the session's own table.
 
 A row of tabs inside a tab shows its first tab with it; each of the others is built on its own first opening,
-unless an event fired outside it writes into it (then it comes with the tab around it). A link or a lesson step that opens a page first opens its tabs (`ui.links.OPEN_JS`): what it fills in and runs is
+unless an event fired outside it writes into it (then it comes with the tab around it). So is a closed "Why?" panel:
+Gradio's client mounts a closed accordion's content when a render sends it (a first page's layout leaves it to the
+panel's opening), and every component mounted raises the cost of each later event on the page. A link or a lesson step that opens a page first opens its tabs (`ui.links.OPEN_JS`): what it fills in and runs is
 then on the page.
 """
 
@@ -30,20 +32,48 @@ WAIT_MS = 30_000  # how long a link waits for its tab to open before it fills in
 
 
 DEFERRED: set[str] = set()  # the ids of the tabs built on opening (the app's layout makes the same set every build)
+ON_OPENING = "bg_on_opening"  # the attribute a closed accordion built on its first opening is marked with
+AS_BUILT: set = set()  # listeners' functions that write only what their outputs are built with (`as_built`)
+
+
+def as_built(fn):
+    """Mark `fn`, an event's function, as writing only what its outputs are built with (a "Why?" panel's
+    every-layer choices, offered again when the page's model changes). An event from outside a tab that writes
+    into it so does not keep the tab from being built on its own opening: the content sent then is what the event
+    would have written."""
+    AS_BUILT.add(fn)
+    return fn
 
 
 def defer(demo: gr.Blocks, item: gr.Tab, tab_id: str) -> None:
     """Leave `item`'s content out of the first page; send it to a browser when the tab is first opened there. So
     too each tab of a row of tabs inside it but the first (which shows with the row: Gradio's client mounts every
-    tab a render sends, shown or not), unless an event fired outside that tab writes into it (`_written_into`)."""
+    tab a render sends, shown or not), and each closed panel in it (an accordion: Gradio's client mounts a closed
+    one's content with a render, where a page's own first layout leaves it to the panel's opening), unless an event
+    fired outside that tab or panel reaches into it (`_reached_from_outside`)."""
     for tabs in _nested_tabs(item):
         for sub in [child for child in tabs.children if isinstance(child, gr.Tab)][1:]:
-            if not _written_into(demo, sub):
+            if not _reached_from_outside(demo, sub):
                 defer(demo, sub, sub.id)
+    for panel in _closed_panels(item):  # the tab's own and those of its sub-tabs sent with it
+        if not _reached_from_outside(demo, panel):
+            setattr(panel, ON_OPENING, True)
+            _built_on_opening(demo, panel, panel.expand, None)
     DEFERRED.add(tab_id)
+    _built_on_opening(demo, item, item.select, CONTENT_ID % tab_id)
+
+
+def panels(demo: gr.Blocks) -> list:
+    """The closed accordions of `demo` built on their first opening."""
+    return [block for block in demo.blocks.values() if getattr(block, ON_OPENING, False)]
+
+
+def _built_on_opening(demo: gr.Blocks, item, opening, elem_id: str | None) -> None:
+    """Take `item`'s content out of the layout; a render sends it, once, after `opening` (its select or expand
+    event) first fires in a page."""
     children = gradio_compat.take_children(item)
     with item:
-        content = gr.Column(elem_id=CONTENT_ID % tab_id)  # registered with the app, then taken out of the layout
+        content = gr.Column(elem_id=elem_id)  # registered with the app, then taken out of the layout
         gradio_compat.adopt(content, children)
         # set in the page when the tab is selected: its change, once, is the render's one request
         opened = gr.Textbox("", visible="hidden", show_label=False, container=False)
@@ -58,22 +88,26 @@ def defer(demo: gr.Blocks, item: gr.Tab, tab_id: str) -> None:
     # (~0.07 s each on a 4x-throttled phone; docs/page-weight.md). Its progress (hidden) is shown on the box instead.
     gradio_compat.progress_on(gradio_compat.render_listener(demo, item.children[-1]), opened)
     item.children.remove(content)
-    item.select(None, None, opened, js="() => 'opened'", api_visibility="private", queue=False)
+    opening(None, None, opened, js="() => 'opened'", api_visibility="private", queue=False)
 
 
-def _written_into(demo: gr.Blocks, item) -> bool:
-    """Whether an event fired outside `item` (the Fine-tune tab's summary, redrawn by its other tabs' results; a
-    model picker that sets another tab's layer and head) writes into it. Such a tab comes with the one around it:
+def _reached_from_outside(demo: gr.Blocks, item) -> bool:
+    """Whether an event fired outside `item` writes into it, other than with what its content is built with (the
+    Fine-tune tab's summary, redrawn by its other tabs' results; the GPT-2 prompt its Load button fills; a raw
+    result), or reads it (the Generate tab's repetition controls): a component not yet sent is read as None. Such a tab comes with the one around it:
     a value written before a tab's content reaches the browser would be drawn over by the content's first values."""
     inside = {gradio_compat.block_id(block) for block in _blocks(item)}
     for listener in gradio_compat.listeners(demo):
+        if listener.fn in AS_BUILT:
+            continue
         fired = listener
         while fired.trigger_after is not None:  # a `.then`: fired where the event it follows was
             fired = gradio_compat.listener(demo, fired.trigger_after)
         # a trigger not placed yet is a page's link trigger (`page.Task.run`, placed by `links.Links`): a link opens
         # the page's tabs before it fires one
         outside = [target for target, _ in fired.targets if target not in inside and target in demo.blocks]
-        if outside and any(gradio_compat.block_id(block) in inside for block in listener.outputs):
+        read = [block for block in listener.inputs if not isinstance(block, gr.State)]  # a State is the server's
+        if outside and any(gradio_compat.block_id(block) in inside for block in (*listener.outputs, *read)):
             return True
     return False
 
@@ -82,6 +116,15 @@ def _blocks(block):
     yield block
     for child in getattr(block, "children", []):
         yield from _blocks(child)
+
+
+def _closed_panels(block) -> list:
+    """The accordions closed at first inside `block`, outermost first (a panel inside one comes with it), not those
+    in a tab built on its own opening (it has been taken out already)."""
+    found = []
+    for child in getattr(block, "children", []):
+        found += [child] if isinstance(child, gr.Accordion) and not child.open else _closed_panels(child)
+    return found
 
 
 def _nested_tabs(block) -> list:
