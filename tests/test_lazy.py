@@ -90,7 +90,8 @@ def test_a_closed_panel_comes_on_its_first_opening_unless_an_event_from_outside_
         trigger, container = panel.children  # the hidden box the panel's expand sets, and the render's place
         assert isinstance(trigger, gr.Textbox) and trigger.visible == "hidden" and container.children == []
         assert block_id(trigger) in renders
-        expand = [d for d in config["dependencies"] if [tuple(t) for t in d["targets"]] == [(block_id(panel), "expand")]]
+        opening = [(block_id(panel), "expand")]
+        expand = [d for d in config["dependencies"] if [tuple(t) for t in d["targets"]] == opening]
         assert len(expand) == 1 and expand[0]["outputs"] == [block_id(trigger)] and expand[0]["js"]
     closed = [b for b in demo.blocks.values() if isinstance(b, gr.Accordion) and not b.open]
     kept = {_key(b.label) for b in closed if b not in panels}

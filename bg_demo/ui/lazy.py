@@ -15,8 +15,8 @@ session's handlers changed (a label in another language) is read from the sessio
 A row of tabs inside a tab shows its first tab with it; each of the others is built on its own first opening,
 unless an event fired outside it writes into it (then it comes with the tab around it). So is a closed "Why?" panel:
 Gradio's client mounts a closed accordion's content when a render sends it (a first page's layout leaves it to the
-panel's opening), and every component mounted raises the cost of each later event on the page. A link or a lesson step that opens a page first opens its tabs (`ui.links.OPEN_JS`): what it fills in and runs is
-then on the page.
+panel's opening), and every component mounted raises the cost of each later event on the page. A link or a lesson
+step that opens a page first opens its tabs (`ui.links.OPEN_JS`): what it fills in and runs is then on the page.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def _built_on_opening(demo: gr.Blocks, item, opening, elem_id: str | None) -> No
     with item:
         content = gr.Column(elem_id=elem_id)  # registered with the app, then taken out of the layout
         gradio_compat.adopt(content, children)
-        # set in the page when the tab is selected: its change, once, is the render's one request
+        # set in the page when the tab is selected or the panel opened: its change, once, is the render's one request
         opened = gr.Textbox("", visible="hidden", show_label=False, container=False)
 
         @gr.render(triggers=[opened.change], queue=False, show_progress="hidden")
@@ -94,8 +94,9 @@ def _built_on_opening(demo: gr.Blocks, item, opening, elem_id: str | None) -> No
 def _reached_from_outside(demo: gr.Blocks, item) -> bool:
     """Whether an event fired outside `item` writes into it, other than with what its content is built with (the
     Fine-tune tab's summary, redrawn by its other tabs' results; the GPT-2 prompt its Load button fills; a raw
-    result), or reads it (the Generate tab's repetition controls): a component not yet sent is read as None. Such a tab comes with the one around it:
-    a value written before a tab's content reaches the browser would be drawn over by the content's first values."""
+    result), or reads it (the Generate tab's repetition controls): a component not yet sent is read as None. Such a
+    tab or panel comes with the one around it: a value written before its content reaches the browser would be drawn
+    over by the content's first values."""
     inside = {gradio_compat.block_id(block) for block in _blocks(item)}
     for listener in gradio_compat.listeners(demo):
         if listener.fn in AS_BUILT:
