@@ -338,6 +338,43 @@ def test_a_request_waiting_for_the_device_runs_between_two_layers_of_a_pass(monk
     assert finished and ended and answered < ended[0]
 
 
+def test_a_request_waiting_for_the_device_runs_between_two_layers_of_the_attention_pass(monkeypatch):
+    """The pass that reads the attention maps (eager attention, the whole input) lets a student's request go
+    between two of its layers too, as the gradient passes do, rather than holding the device to its end."""
+    import threading
+    import time
+
+    real, reading, ended = explain._attention_rows, threading.Event(), []
+
+    def spy(*args):
+        reading.set()
+        try:
+            return real(*args)
+        finally:
+            ended.append(time.monotonic())
+            reading.clear()
+
+    monkeypatch.setattr(explain, "_attention_rows", spy)
+    backend.classify("warm up")  # both models loaded before the race starts
+    encoder = models.get("encoder").model
+    layers = max((m for m in encoder.modules() if isinstance(m, torch.nn.ModuleList)), key=len)
+    # the attention pass made long (the twin copies the hooks); the sentiment model's layers are not slowed
+    slow = [layer.register_forward_hook(lambda *_: time.sleep(0.1) if reading.is_set() else None) for layer in layers]
+    try:
+        finished = []
+        explaining = threading.Thread(target=lambda: finished.append(explain.explain_fill_mask("The cat sat on the [MASK].")))
+        explaining.start()
+        assert reading.wait(timeout=60)
+        backend.classify("I loved this movie.")
+        answered = time.monotonic()
+        explaining.join(timeout=60)
+    finally:
+        for hook in slow:
+            hook.remove()
+    assert finished and ended and answered < ended[0]
+    assert encoder.config._attn_implementation != "eager"  # the model others use kept its own implementation
+
+
 def test_an_explanation_past_its_time_budget_stops_with_a_message(monkeypatch):
     _limits(monkeypatch, explain_chunk_tokens=1, explain_seconds=0.2)
     _spy_passes(monkeypatch, delay=0.05)
