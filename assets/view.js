@@ -111,10 +111,16 @@
     }
   }, true);
 
+  // a control a student can change (a box, a choice, an editable table): an input of the run, never its result
+  const control = (el) => [...el.querySelectorAll(
+    "input:not([disabled]):not([type=hidden]), textarea:not([disabled]):not([readonly]), select:not([disabled])")]
+    .some((field) => field.getClientRects().length > 0);  // one on screen (a table's file input is not)
   // a result comes after what started it (an example first fills the inputs above it: they are not the result)
   const recent = (el) => {
     if (!trigger) return false;
-    if (!trigger.panel) return !!panelOf(el);  // a link that runs its page: the first output in a tab
+    // a link that runs its page: the first output in a tab (not a field the page fills in on the way, as the
+    // Fine-tune tab's task in the page's language: Gradio's client shows an event's inputs busy while it runs)
+    if (!trigger.panel) return !!panelOf(el) && !control(el);
     return Date.now() - trigger.at < TRIGGER_MS && trigger.panel === panelOf(el) && !trigger.el.contains(el)
       && !!(trigger.el.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING);
   };
@@ -127,6 +133,50 @@
     const moved = () => { if (trigger && !trigger.panel) trigger = null; };
     for (const kind of ["wheel", "touchmove", "keydown", "mousedown"]) window.addEventListener(kind, moved, {capture: true, once: true});
   }
+  // The language switch keeps the reader's place: the block the reader was reading at the top of the screen (down
+  // the page, before coming up to the switch, if they did so in the last PLACE_MS) is brought back there and kept
+  // there while the page is worded again and its figures redrawn (a block keeps its element while its value changes),
+  // until the reader scrolls or acts, or KEEP_MS have passed.
+  const KEEP_MS = 8000, PLACE_MS = 120000;
+  const SWITCH = "#bg-language";  // ui/language.py's ELEM_ID
+  let place = null;  // {el, offset, at}: the block at the top of the screen when the reader last stopped scrolling
+  let placing = null;
+  const topBlock = () => {  // the first block that starts on screen (else the one covering its top), not an
+    // examples table, which is one per language (the switch hides it for another)
+    const on = [...document.querySelectorAll(GRADIO.block)].filter((b) => !b.closest(".bg-lesson, .bg-examples")
+      && !b.querySelector(GRADIO.block) && shown(b) && b.getBoundingClientRect().bottom > TOP_GAP);
+    return on.find((b) => b.getBoundingClientRect().top >= 0) || on[0];
+  };
+  const switchShown = () => { const s = document.querySelector(SWITCH); return !!s && s.getBoundingClientRect().bottom > 0; };
+  window.addEventListener("scroll", () => {  // read once the scrolling stops, not at every frame of it
+    clearTimeout(placing);
+    placing = setTimeout(() => {
+      if (switchShown()) return;
+      const b = topBlock();
+      if (b) place = {el: b, offset: b.getBoundingClientRect().top, at: Date.now()};
+    }, 200);
+  }, {passive: true});
+  window.bgDemoKeepPlace = () => {
+    let target = null;
+    if (switchShown() && place && Date.now() - place.at < PLACE_MS) target = place;
+    else if (window.scrollY > 0) {
+      const b = topBlock();
+      if (b) target = {el: b, offset: b.getBoundingClientRect().top};
+    }
+    if (!target) return;
+    const hold = () => {
+      if (!shown(target.el)) return;
+      const by = target.el.getBoundingClientRect().top - target.offset;
+      if (Math.abs(by) > 1) window.scrollBy({top: by, behavior: "instant"});
+    };
+    hold();
+    const sizes = new ResizeObserver(hold);
+    sizes.observe(document.body);
+    const timer = setInterval(hold, 100);  // a scroll to the top leaves every size as it was: looked for too
+    const done = () => { sizes.disconnect(); clearInterval(timer); };
+    setTimeout(done, KEEP_MS);
+    for (const kind of ["wheel", "touchstart", "keydown", "pointerdown"]) window.addEventListener(kind, done, {capture: true, once: true});
+  };
   const asked = new URLSearchParams(location.search);
   if (/^(1|true|yes|on)$/i.test(asked.get("run") || "") || asked.has("lesson")) stepping();
   // A chart its page's controls redraw (bg-redrawn, its controls in bg-redraws: the Attention tab's map) shows it

@@ -1,7 +1,7 @@
 """The AI tutor's MCP tools at the real models' sizes: what each result weighs on the largest input it accepts, and
 what a tutor's flood costs a student.
 
-    python bench/mcp_tutor.py [--phase sizes flood] [--shape base large]
+    python bench/mcp_tutor.py [--phase sizes flood abandon] [--shape base large]
 
 sizes: every tool (`bg_demo.tutor`) called in this process on its largest accepted input, with random weights in
 the real shapes (--shape base: bert-base, DistilBERT, GPT-2; large: 24 layers of 16 heads, bert-large and
@@ -12,6 +12,10 @@ flood: `python app.py` (MCP on) at base size; a student calls /classify alone, t
 from another process, keeps 150 `classify` calls in flight (each sent again as soon as it is answered or refused: the
 same queue and concurrency group as the student's, the hardest case for fairness); prints the student's latencies
 against the lone median, and what became of the assistant's calls (answered, or refused past its share, in words).
+
+abandon: `python app.py` at base size; an assistant starts its whole share of the longest generations and its process
+ends (a client that gave up: its connections close); prints how soon after that the same assistant's next small call
+is let in (its share freed: the calls it left are ended on the server).
 """
 
 from __future__ import annotations
@@ -309,9 +313,86 @@ def flood() -> int:
     return 0 if worst <= 3 else 1
 
 
+def _going_away(url: str, token: str, n: int, arguments: dict) -> None:
+    """An assistant's process: `n` calls of `generate` at once, until the process is ended (its connections close)."""
+    import httpx
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def calls():
+        async with httpx.AsyncClient(headers={"Authorization": token}, timeout=300) as http, \
+                streamable_http_client(url, http_client=http) as (read, write, _), ClientSession(read, write) as opened:
+            await opened.initialize()
+            await asyncio.gather(*(opened.call_tool("generate", arguments) for _ in range(n)))
+
+    asyncio.run(calls())
+
+
+SMALL = {"prompt": "Once upon a time", "max_new_tokens": 2}
+
+
+async def _small_call(url: str, token: str) -> tuple[bool, float]:
+    """One small `generate` call as an assistant makes it: (answered, seconds); refused when its share is full."""
+    import httpx
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    started = time.perf_counter()
+    async with httpx.AsyncClient(headers={"Authorization": token}, timeout=300) as http, \
+            streamable_http_client(url, http_client=http) as (read, write, _), ClientSession(read, write) as opened:
+        await opened.initialize()
+        found = await opened.call_tool("generate", SMALL)
+    return not found.isError, time.perf_counter() - started
+
+
+def abandon(rounds: int = 3) -> int:
+    """An assistant starts its whole share (8) of the longest generations and goes away; the same assistant's next
+    small call is sent at once, and again every 50 ms while it is refused: how long after it went its share is back."""
+    from bench.limits import Server, build_all
+    from bg_demo import config
+    from bg_demo.ui.serving import EVENTS_PER_SESSION
+
+    folder = build_all()
+    long = {"prompt": "Once upon a time", "strategy": "temperature", "max_new_tokens": config.LIMITS.max_new_tokens}
+    with Server(folder) as server:
+        url = f"{server.url}gradio_api/mcp/"
+        lone = sorted(asyncio.run(_small_call(url, "Bearer bench-lone"))[1] for _ in range(3))[1]
+        freed = []
+        for r in range(rounds):
+            token = f"Bearer bench-gone-{r}"
+            going = multiprocessing.get_context("spawn").Process(target=_going_away,
+                                                                 args=(url, token, EVENTS_PER_SESSION, long))
+            going.start()
+            deadline = time.monotonic() + 120  # its calls are in once the same assistant's next one is refused
+            while asyncio.run(_small_call(url, token))[0]:
+                if time.monotonic() > deadline or not going.is_alive():
+                    raise RuntimeError(f"the assistant's calls never filled its share (its process: {going.exitcode})")
+                time.sleep(0.2)
+            going.kill()
+            gone = time.perf_counter()
+            going.join()
+            refused = 0
+            while True:
+                answered, seconds = asyncio.run(_small_call(url, token))
+                if answered:
+                    break
+                refused += 1
+                time.sleep(0.05)
+            total = time.perf_counter() - gone
+            freed.append(total - seconds)
+            print(f"  round {r + 1}: its share full (a small call refused), then the assistant went; its next small "
+                  f"call answered {total:.2f} s after ({refused} refused first; the call itself {seconds:.2f} s, "
+                  f"alone {lone:.2f} s)")
+    worst = max(freed)
+    print(f"\nabandon: an assistant's {EVENTS_PER_SESSION} longest generations given up on (its process ended), base "
+          f"size, {os.cpu_count()} CPUs: its share back within {worst:.2f} s at worst (the wait before its next call "
+          f"could start; target <= 1 s)")
+    return 0 if worst <= 1.0 else 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--phase", nargs="+", choices=("sizes", "flood"), default=["sizes", "flood"])
+    parser.add_argument("--phase", nargs="+", choices=("sizes", "flood", "abandon"), default=["sizes", "flood"])
     parser.add_argument("--shape", nargs="+", choices=("base", "large"), default=["base", "large"])
     args = parser.parse_args()
     failed = 0
@@ -327,6 +408,8 @@ def main() -> int:
             failed |= subprocess.call([sys.executable, __file__, "--phase", "sizes", "--shape", shape], env=env)
     if "flood" in args.phase:
         failed |= flood()
+    if "abandon" in args.phase:
+        failed |= abandon()
     return failed
 
 

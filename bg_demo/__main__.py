@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from bg_demo.config import ALLOWED_MODELS, DEFAULT_MODELS, ROLES, hub_folder
+from bg_demo.config import ALLOWED_MODELS, DEFAULT_MODELS, ROLES, hub_folder, name_folder
 
 
 def _serve(args) -> int:
@@ -65,6 +65,7 @@ def _download(args) -> int:
         print(f"{role:10s} {model_id} -> {target}", flush=True)
         transformers.AutoTokenizer.from_pretrained(model_id).save_pretrained(target)
         getattr(transformers, MODEL_CLASSES[role]).from_pretrained(model_id).save_pretrained(target)
+        name_folder(target, model_id)  # the app names it by its Hub id, not by the folder (the role)
     print(f"Start the app offline with: BG_DEMO_MODEL_DIR={args.dir} python app.py")
     return 0
 

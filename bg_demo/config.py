@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -180,6 +181,25 @@ class Settings:
 
 
 ALLOWED_IDS = frozenset(model for models in ALLOWED_MODELS.values() for model in models)
+# short name -> allowed Hub id: the part after the org, which is also the older un-namespaced Hub name of the models
+# that have one (gpt2, bert-base-uncased, distilgpt2); each short name is one model's (a test checks it)
+SHORT_NAMES = {model.split("/")[-1]: model for model in sorted(ALLOWED_IDS)}
+
+
+def hub_id(model_id):
+    """The allowed Hub id `model_id` names: an allowed id as it is, or the one whose short name it is
+    (`bert-base-uncased`, `kogpt2-base-v2`); anything else unchanged, for the allowlist to refuse."""
+    return SHORT_NAMES.get(model_id, model_id) if isinstance(model_id, str) else model_id
+
+
+def model_for(role: str, lang: str) -> str | None:
+    """The allowed model of `role` to pick for text in `lang` ("en", "ko", "ja"): the first that reads that
+    language, else the first multilingual one; None when the role's models read other languages only."""
+    for wanted in (lang, "multilingual"):
+        for model in ALLOWED_MODELS[role]:
+            if MODEL_INFO[model].language == wanted:
+                return model
+    return None
 
 
 def is_local(source: str) -> bool:
@@ -189,10 +209,42 @@ def is_local(source: str) -> bool:
     return Path(source).is_absolute() or source.startswith((".", "~")) or Path(source).is_dir()
 
 
+NAME_FILE = "bg_demo.json"  # in a model's folder: {"model_id": its name}, written by `download` and `tiny-models`
+
+
 def public_name(source: str) -> str:
-    """What a model is called in anything a client receives: a Hub id as it is, a local folder by its own name,
-    never its path (which would show how the server's disk is laid out)."""
-    return (Path(source).name or source) if is_local(source) else source
+    """What a model is called in anything a client receives: a Hub id as it is; a local folder by the name its
+    `NAME_FILE` gives (the Hub id a `download` saved there), else by the folder's own name, never its path (which
+    would show how the server's disk is laid out); a folder named for its role (BG_DEMO_MODEL_DIR's layout) with no
+    such file by its architecture too, so that a model is never called "encoder"."""
+    if not is_local(source):
+        return source
+    return _folder_name(str(source))
+
+
+@functools.lru_cache(maxsize=256)  # a folder's name is read once: what the server loaded stays what it loaded
+def _folder_name(source: str) -> str:
+    folder = Path(source).expanduser()
+    named = _read_json(folder / NAME_FILE).get("model_id")
+    if isinstance(named, str) and 0 < len(named) <= 96 and named.count("/") <= 1 and not named.startswith(
+            (".", "/", "~")):
+        return named
+    name = folder.name or source
+    kind = _read_json(folder / "config.json").get("model_type")
+    return f"{kind} ({name})" if name in ROLES and isinstance(kind, str) and kind.isidentifier() else name
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def name_folder(folder, model_id: str) -> None:
+    """Write a model folder's name (`NAME_FILE`): what the app calls the model loaded from it."""
+    (Path(folder) / NAME_FILE).write_text(json.dumps({"model_id": model_id}) + "\n", encoding="utf-8")
 
 
 def hub_folder(model_dir, model_id: str) -> Path:

@@ -362,6 +362,6 @@ def size(entry: Entry, args: tuple, kwargs: dict) -> float:
         if not model_id and role in config.ROLES:
             served = config.settings().source(role)
             model_id = served if served in config.MODEL_INFO else config.DEFAULT_MODELS[role]
-        info = config.MODEL_INFO.get(model_id)
+        info = config.MODEL_INFO.get(config.hub_id(model_id))
         parameters += info.parameters if info is not None else BASE_PARAMETERS
     return max(1.0, parameters / BASE_PARAMETERS)

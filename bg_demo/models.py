@@ -496,7 +496,10 @@ class ModelStore:
         return self._budget if self._budget is not None else config.settings().memory_budget
 
     def resolve(self, role: str, model_id: str | None = None) -> str:
+        """The model a request for `role` reads: the role's own (`model_id` None, or the role's source), else an
+        allowed Hub id (given in full or by its short name, `config.hub_id`), else an InputError listing them."""
         default = config.settings().source(role)
+        model_id = config.hub_id(model_id)
         if model_id is None or model_id == default:
             return default
         if model_id not in config.ALLOWED_MODELS[role]:

@@ -23,7 +23,7 @@ import math
 import os
 from pathlib import Path
 
-from bg_demo.config import ROLES, hub_folder
+from bg_demo.config import DEFAULT_MODELS, ROLES, hub_folder, name_folder
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 CORPUS = ASSETS / "corpus.txt"
@@ -177,8 +177,14 @@ def build_tiny_models(out_dir: str | Path, seed: int = 0, roles=ROLES) -> dict[s
         path = out / role
         tokenizer.save_pretrained(path)
         model.eval().save_pretrained(path)
+        name_folder(path, tiny_name(role))
         paths[role] = path
     return paths
+
+
+def tiny_name(role: str) -> str:
+    """What the app calls a role's tiny model: the default model it stands in for, marked tiny and random."""
+    return "tiny-random/" + DEFAULT_MODELS[role].rpartition("/")[2]
 
 
 # --- stand-ins for Hub models, with real vocabularies -------------------------------------------------

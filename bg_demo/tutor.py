@@ -13,6 +13,7 @@ Arguments a caller does not see are keyword-only (`client`: who asks, for the de
 
 import asyncio
 import json
+import re
 import typing
 from typing import Literal
 
@@ -60,6 +61,42 @@ def _words(phrase: Phrase) -> str:
     return text.t(phrase.key, text.current(), **phrase.values)
 
 
+# --- text in a language its model does not read ------------------------------------------------------------------
+
+# Hangul (jamo, compatibility jamo, syllables) and kana (hiragana, katakana and their extensions, half-width katakana):
+# what sets Korean and Japanese text apart, for the models that read English only
+SCRIPTS = {"ko": re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]"),
+           "ja": re.compile("[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")}
+
+
+def _written_in(*texts) -> str | None:
+    """"ko" for text with Hangul, "ja" for text with kana, else None (English, or a language the app has no model for)."""
+    joined = " ".join(t for t in texts if isinstance(t, str))
+    return next((lang for lang, script in SCRIPTS.items() if script.search(joined)), None)
+
+
+def _model_language(role: str, model_id: str) -> str | None:
+    """What a role's model reads ("en", "ko", "ja" or "multilingual", as `config.MODEL_INFO` says), by the name a
+    result gives it. One served from a local folder is taken to be the role's default model, which the app is meant
+    to run (`dispatch.size` reads its size so); None for a model the app knows nothing of."""
+    info = config.MODEL_INFO.get(model_id)
+    if info is None and model_id == config.public_name(config.settings().source(role)):
+        info = config.MODEL_INFO.get(config.DEFAULT_MODELS[role])
+    return info.language if info is not None else None
+
+
+def _warning(role: str, model_id: str, *texts) -> dict:
+    """{"warning": ...} for a result its model read from text in a language it does not read (Korean or Japanese on a
+    model that reads English only, whose tokenizer leaves it in pieces: bert-base-uncased splits Hangul into jamo),
+    with the model of that role to pass instead (None: the role has none); {} otherwise. A code and names, not
+    words: the assistant reads it, and says it in its own language."""
+    lang, reads = _written_in(*texts), _model_language(role, model_id)
+    if lang is None or reads in (None, lang, "multilingual"):
+        return {}
+    return {"warning": {"code": "model_reads_other_language", "text_language": lang, "model_language": reads,
+                        "use_model": config.model_for(role, lang)}}
+
+
 # --- BERT's tasks ---------------------------------------------------------------------------------------------------
 
 
@@ -71,15 +108,16 @@ def fill_mask(text: str, top_k: int = 5, model: str = "") -> dict:
     Args:
         text: A sentence with one or more [MASK] where words are missing, e.g. "The capital of France is [MASK]." (at most 2,000 characters).
         top_k: How many guesses to return per mask, best first (1 to 20).
-        model: An allowed encoder model's Hub id (see the bg-demo://models resource); empty for the default, bert-base-uncased.
+        model: An allowed encoder model's Hub id or short name (see the bg-demo://models resource); empty for the default, bert-base-uncased, which reads English only: for Korean or Japanese text pass google-bert/bert-base-multilingual-cased.
 
     Returns:
-        JSON: {"model", "tokens" (WordPiece, [CLS]/[SEP] included), "masks": [{"position" (index into tokens), "guesses": [{"token", "score"}]}], "filled" (the sentence with each best guess)}.
+        JSON: {"model", "tokens" (WordPiece, [CLS]/[SEP] included), "masks": [{"position" (index into tokens), "guesses": [{"token", "score"}]}], "filled" (the sentence with each best guess), "warning" (only when the text is Korean or Japanese and the model does not read it: {"code", "text_language", "model_language", "use_model" (the model to pass instead, or null)})}.
     """
     result = backend.fill_mask(text, top_k, model_id=model or None)
     masks = [{"position": position, "guesses": [{"token": p.token, "score": _r(p.score)} for p in guesses]}
              for position, guesses in zip(result.mask_positions, result.masks)]
-    return {"model": _model(result), "tokens": list(result.tokens), "masks": masks, "filled": result.filled}
+    return {"model": _model(result), "tokens": list(result.tokens), "masks": masks, "filled": result.filled,
+            **_warning("encoder", _model(result), text)}
 
 
 def classify(text: str, model: str = "") -> dict:
@@ -87,14 +125,15 @@ def classify(text: str, model: str = "") -> dict:
 
     Args:
         text: The sentence or short review to classify (at most 2,000 characters).
-        model: An allowed sentiment model's Hub id; empty for the default.
+        model: An allowed sentiment model's Hub id; empty for the default. It reads English only, and no sentiment model offered reads Korean or Japanese: on such text its label means nothing.
 
     Returns:
-        JSON: {"model", "label" (the most probable), "scores": {label: probability}, "tokens"}.
+        JSON: {"model", "label" (the most probable), "scores": {label: probability}, "tokens", "warning" (only when the text is Korean or Japanese and the model does not read it: {"code", "text_language", "model_language", "use_model" (the model to pass instead, or null)})}.
     """
     result = backend.classify(text, model_id=model or None)
     return {"model": _model(result), "label": result.label,
-            "scores": {label: _r(p) for label, p in result.scores.items()}, "tokens": list(result.tokens)}
+            "scores": {label: _r(p) for label, p in result.scores.items()}, "tokens": list(result.tokens),
+            **_warning("sentiment", _model(result), text)}
 
 
 def entities(text: str, aggregation: Literal["none", "simple", "first", "average", "max"] = "simple",
@@ -104,15 +143,15 @@ def entities(text: str, aggregation: Literal["none", "simple", "first", "average
     Args:
         text: The text to search (at most 2,000 characters).
         aggregation: How word pieces are grouped into entities, as in transformers' token-classification pipeline: none (every token's own tag), simple, first, average or max.
-        model: An allowed NER model's Hub id; empty for the default (dslim/bert-base-NER).
+        model: An allowed NER model's Hub id; empty for the default (dslim/bert-base-NER). It reads English only, and no NER model offered reads Korean or Japanese: on such text its entities mean nothing.
 
     Returns:
-        JSON: {"model", "entities": [{"label", "text", "start", "end" (character offsets into text), "score"}]}.
+        JSON: {"model", "entities": [{"label", "text", "start", "end" (character offsets into text), "score"}], "warning" (only when the text is Korean or Japanese and the model does not read it: {"code", "text_language", "model_language", "use_model" (the model to pass instead, or null)})}.
     """
     result = backend.recognize_entities(text, aggregation, model_id=model or None)
     found = [{"label": e.label, "text": e.text, "start": e.start, "end": e.end, "score": _r(e.score)}
              for e in result.entities]
-    return {"model": _model(result), "entities": found}
+    return {"model": _model(result), "entities": found, **_warning("ner", _model(result), text)}
 
 
 def answer(question: str, context: str, model: str = "") -> dict:
@@ -123,16 +162,17 @@ def answer(question: str, context: str, model: str = "") -> dict:
     Args:
         question: The question (at most 2,000 characters).
         context: The text that may hold the answer (at most 20,000 characters; long texts are read in overlapping windows).
-        model: An allowed question-answering model's Hub id; empty for the default (deepset/bert-base-cased-squad2).
+        model: An allowed question-answering model's Hub id; empty for the default (deepset/bert-base-cased-squad2). It reads English only, and no QA model offered reads Korean or Japanese: on such text its answer means nothing.
 
     Returns:
-        JSON: {"model", "answer" (text or null), "start", "end" (character offsets into context, or null), "score", "alternatives": [{"text", "start", "end", "score"}] (the runners-up)}.
+        JSON: {"model", "answer" (text or null), "start", "end" (character offsets into context, or null), "score", "alternatives": [{"text", "start", "end", "score"}] (the runners-up), "warning" (only when the text is Korean or Japanese and the model does not read it: {"code", "text_language", "model_language", "use_model" (the model to pass instead, or null)})}.
     """
     result = backend.answer(question, context, model_id=model or None)
     alternatives = [{"text": span.text, "start": span.start, "end": span.end, "score": _r(span.score)}
                     for span in result.alternatives if (span.start, span.end) != (result.start, result.end)]
     return {"model": _model(result), "answer": result.answer, "start": result.start, "end": result.end,
-            "score": _r(result.score), "alternatives": alternatives}
+            "score": _r(result.score), "alternatives": alternatives,
+            **_warning("qa", _model(result), question, context)}
 
 
 def next_sentence(first: str, second: str, model: str = "") -> dict:
@@ -141,14 +181,15 @@ def next_sentence(first: str, second: str, model: str = "") -> dict:
     Args:
         first: Sentence A (at most 2,000 characters).
         second: Sentence B, the candidate next sentence (at most 2,000 characters).
-        model: An allowed encoder model's Hub id with an NSP head; empty for the default (bert-base-uncased).
+        model: An allowed encoder model's Hub id or short name, with an NSP head; empty for the default (bert-base-uncased, English only); for Korean or Japanese text pass google-bert/bert-base-multilingual-cased.
 
     Returns:
-        JSON: {"model", "is_next" (probability that B follows A), "not_next", "tokens", "segment_ids" (0 for A, 1 for B)}.
+        JSON: {"model", "is_next" (probability that B follows A), "not_next", "tokens", "segment_ids" (0 for A, 1 for B), "warning" (only when the text is Korean or Japanese and the model does not read it: {"code", "text_language", "model_language", "use_model" (the model to pass instead, or null)})}.
     """
     result = backend.next_sentence(first, second, model_id=model or None)
     return {"model": _model(result), "is_next": _r(result.is_next), "not_next": _r(result.not_next),
-            "tokens": list(result.tokens), "segment_ids": list(result.segment_ids)}
+            "tokens": list(result.tokens), "segment_ids": list(result.segment_ids),
+            **_warning("encoder", _model(result), first, second)}
 
 
 # --- GPT-2 ----------------------------------------------------------------------------------------------------------
@@ -170,14 +211,20 @@ async def generate(prompt: str, strategy: Literal["greedy", "beam", "temperature
         top_p: top_p only: sample among the most likely tokens whose probabilities add up to p (0.01 to 1).
         num_beams: beam only: beams kept (2 to 8).
         seed: Sampling only: a seed to repeat a draw; leave it out for a new random one (returned).
-        model: An allowed decoder model's Hub id (GPT-2 sizes, Korean or Japanese GPT-2); empty for the default (gpt2).
+        model: An allowed decoder model's Hub id or short name; empty for the default (gpt2, English only). For Korean text pass skt/kogpt2-base-v2, for Japanese rinna/japanese-gpt2-small.
 
     Returns:
-        JSON: {"model", "strategy", "text" (the continuation only), "tokens": [[token, probability, rank]] (each new token, its probability under the model at temperature 1, and its rank there), "seed" (null when deterministic), "stopped" (why it ended), "settings" (the generate() arguments used)}.
+        JSON: {"model", "strategy", "text" (the continuation only), "tokens": [[token, probability, rank]] (each new token, its probability under the model at temperature 1, and its rank there), "seed" (null when deterministic), "stopped" (why it ended), "settings" (the generate() arguments used), "warning" (only when the text is Korean or Japanese and the model does not read it: {"code", "text_language", "model_language", "use_model" (the model to pass instead, or null)})}.
     """
     settings = GenerationSettings(strategy, max_new_tokens, temperature, top_k, top_p, num_beams, 1, seed)
     # the decoding engine's batch, as the Generate page's: waited for on the event loop, holding no thread meanwhile
-    handle = await asyncio.to_thread(backend.submit_generation, prompt, settings, model_id=model or None, client=client)
+    submitting = asyncio.ensure_future(
+        asyncio.to_thread(backend.submit_generation, prompt, settings, model_id=model or None, client=client))
+    try:
+        handle = await asyncio.shield(submitting)
+    except asyncio.CancelledError:  # cut short while submitting (its thread goes on): its request ends once it is in
+        submitting.add_done_callback(_cancel_submitted)
+        raise
     result = None
     try:
         async for result in handle:
@@ -186,7 +233,14 @@ async def generate(prompt: str, strategy: Literal["greedy", "beam", "temperature
         handle.cancel()  # a no-op once finished; frees the engine's row at once if the call was cut short
     tokens = [[t.token, _r(t.score), t.rank] for t in result.generated[0]]
     return {"model": _model(result), "strategy": result.strategy, "text": result.texts[0], "tokens": tokens,
-            "seed": result.seed, "stopped": result.stopped, "settings": result.settings}
+            "seed": result.seed, "stopped": result.stopped, "settings": result.settings,
+            **_warning("decoder", _model(result), prompt)}
+
+
+def _cancel_submitted(submitting: asyncio.Future) -> None:
+    """Cancel the generation a cancelled call submitted (a submission that failed has nothing to cancel)."""
+    if not submitting.cancelled() and submitting.exception() is None:
+        submitting.result().cancel()
 
 
 def next_token(text: str, temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, candidates: int = 10,
@@ -202,17 +256,18 @@ def next_token(text: str, temperature: float = 1.0, top_k: int = 0, top_p: float
         top_p: Keep the most likely tokens whose probabilities add up to p (0.01 to 1; 1 = off).
         candidates: How many of the most likely tokens to return (1 to 50).
         seed: A seed for the one sample drawn ("sampled"); leave it out for a random one.
-        model: An allowed decoder model's Hub id; empty for the default (gpt2).
+        model: An allowed decoder model's Hub id or short name; empty for the default (gpt2, English only). For Korean text pass skt/kogpt2-base-v2, for Japanese rinna/japanese-gpt2-small.
 
     Returns:
-        JSON: {"model", "candidates": [{"token", "score" (temperature 1), "scaled" (after temperature), "final" (after every filter), "kept"}], "kept" (tokens of the whole vocabulary that survive), "entropy_bits", "entropy_final_bits", "greedy", "sampled", "seed"}.
+        JSON: {"model", "candidates": [{"token", "score" (temperature 1), "scaled" (after temperature), "final" (after every filter), "kept"}], "kept" (tokens of the whole vocabulary that survive), "entropy_bits", "entropy_final_bits", "greedy", "sampled", "seed", "warning" (only when the text is Korean or Japanese and the model does not read it: {"code", "text_language", "model_language", "use_model" (the model to pass instead, or null)})}.
     """
     result = backend.next_token(text, temperature, top_k, top_p, candidates, seed, model_id=model or None)
     found = [{"token": c.token, "score": _r(c.score), "scaled": _r(c.scaled), "final": _r(c.final),
               "kept": bool(c.kept_by_top_k and c.kept_by_top_p)} for c in result.candidates]
     return {"model": _model(result), "candidates": found, "kept": result.kept,
             "entropy_bits": _r(result.entropy), "entropy_final_bits": _r(result.entropy_final),
-            "greedy": result.greedy.token, "sampled": result.sampled.token, "seed": result.seed}
+            "greedy": result.greedy.token, "sampled": result.sampled.token, "seed": result.seed,
+            **_warning("decoder", _model(result), text)}
 
 
 def logit_lens(text: str, model: str = "") -> dict:
@@ -222,15 +277,16 @@ def logit_lens(text: str, model: str = "") -> dict:
 
     Args:
         text: The text to read (at most 2,000 characters; the first 64 tokens are read).
-        model: An allowed decoder model's Hub id (a GPT-2); empty for the default (gpt2).
+        model: An allowed decoder model's Hub id or short name (a GPT-2); empty for the default (gpt2, English only). For Korean text pass skt/kogpt2-base-v2, for Japanese rinna/japanese-gpt2-small.
 
     Returns:
-        JSON: {"model", "tokens", "layers" (names: embeddings, layer 0, ...), "top": [[token per position] per layer], "probability": [[...]], "final_rank": [[rank of the model's final guess at that layer]], "truncated"}.
+        JSON: {"model", "tokens", "layers" (names: embeddings, layer 0, ...), "top": [[token per position] per layer], "probability": [[...]], "final_rank": [[rank of the model's final guess at that layer]], "truncated", "warning" (only when the text is Korean or Japanese and the model does not read it: {"code", "text_language", "model_language", "use_model" (the model to pass instead, or null)})}.
     """
     result = backend.logit_lens(text, model_id=model or None)
     return {"model": _model(result), "tokens": list(result.tokens), "layers": list(result.layers),
             "top": [list(row) for row in result.predictions], "probability": _grid(result.probabilities),
-            "final_rank": np.asarray(result.final_rank).tolist(), "truncated": result.truncated}
+            "final_rank": np.asarray(result.final_rank).tolist(), "truncated": result.truncated,
+            **_warning("decoder", _model(result), text)}
 
 
 # --- inside both ----------------------------------------------------------------------------------------------------
@@ -247,10 +303,10 @@ def attention_summary(text: str, role: ROLES = "encoder", layer: int | None = No
         role: encoder (BERT, bidirectional: every token sees every token) or decoder (GPT-2, causal: a token sees only those before it).
         layer: A layer (from 0) to return each query's most attended key for; with large models that is given only for the layer asked for.
         head: A head (from 0) of that layer whose whole attention map to return ([query][key] weights); needs layer.
-        model: An allowed model's Hub id for that role; empty for the default.
+        model: An allowed model's Hub id or short name for that role; empty for the default (English only). For Korean or Japanese text pass google-bert/bert-base-multilingual-cased (encoder), or skt/kogpt2-base-v2 for Korean and rinna/japanese-gpt2-small for Japanese (decoder).
 
     Returns:
-        JSON: {"model", "role", "attention_type", "tokens", "truncated", "heads": {"entropy_bits", "to_previous", "to_self", "to_first", "to_sep"}, "future_share" (per layer: attention on later tokens, 0 for GPT-2), "top_key": {layer: [[key index per query] per head]}, "map" (only with head)}.
+        JSON: {"model", "role", "attention_type", "tokens", "truncated", "heads": {"entropy_bits", "to_previous", "to_self", "to_first", "to_sep"}, "future_share" (per layer: attention on later tokens, 0 for GPT-2), "top_key": {layer: [[key index per query] per head]}, "map" (only with head), "warning" (only when the text is Korean or Japanese and the model does not read it: {"code", "text_language", "model_language", "use_model" (the model to pass instead, or null)})}.
     """
     result = backend.attention_summary(text, role, layer=layer, head=head, model_id=model or None)
     heads = {"entropy_bits": _grid(result.entropy), "to_previous": _grid(result.to_previous),
@@ -260,7 +316,8 @@ def attention_summary(text: str, role: ROLES = "encoder", layer: int | None = No
     found = {"model": _model(result), "role": result.role, "attention_type": result.attention_type,
              "tokens": list(result.tokens), "truncated": result.truncated, "heads": heads,
              "future_share": _grid(result.future),
-             "top_key": {str(layer): keys.tolist() for layer, keys in result.top_keys.items()}}
+             "top_key": {str(layer): keys.tolist() for layer, keys in result.top_keys.items()},
+             **_warning(role, _model(result), text)}
     if result.head_map is not None:
         found["map"] = {"layer": result.layer, "head": result.head, "weights": _grid(result.head_map, 3)}
     return found
@@ -275,17 +332,17 @@ def compare(text: str, word: str = "", second: str = "", encoder: str = "", deco
         text: The text both models read (at most 6,000 characters; the first 64 tokens), and the first sentence for same_word.
         word: A word that appears in text and in second; leave empty to skip same_word.
         second: A second sentence containing word (at most 2,000 characters).
-        encoder: An allowed encoder model's Hub id; empty for the default.
-        decoder: An allowed decoder model's Hub id; empty for the default.
+        encoder: An allowed encoder model's Hub id or short name; empty for the default (English only); for Korean or Japanese text pass google-bert/bert-base-multilingual-cased.
+        decoder: An allowed decoder model's Hub id or short name; empty for the default (English only); for Korean text pass skt/kogpt2-base-v2, for Japanese rinna/japanese-gpt2-small.
 
     Returns:
-        JSON: {"encoder": {"model", "attention_type", "tokens", "future_share"}, "decoder": {...}, "same_word": {"word", "same_left_context", "notes", "encoder": {"model", "tokens", "similarity" (per layer, [0] = embeddings)}, "decoder": {...}} (only with word)}.
+        JSON: {"encoder": {"model", "attention_type", "tokens", "future_share", "warning"}, "decoder": {...}, "same_word": {"word", "same_left_context", "notes", "encoder": {"model", "tokens", "similarity" (per layer, [0] = embeddings)}, "decoder": {...}} (only with word)}; "warning" in a model's part only when the text is Korean or Japanese and that model does not read it: {"code", "text_language", "model_language", "use_model" (the model to pass instead, or null)}.
     """
     found = {}
     for role, model in (("encoder", encoder), ("decoder", decoder)):
         result = backend.attention_summary(text, role, model_id=model or None)
         found[role] = {"model": _model(result), "attention_type": result.attention_type, "tokens": list(result.tokens),
-                       "future_share": _grid(result.future)}
+                       "future_share": _grid(result.future), **_warning(role, _model(result), text, second)}
     if _given(word) or _given(second):
         same = backend.same_word(text, second, word, encoder_id=encoder or None, decoder_id=decoder or None)
         found["same_word"] = {
@@ -296,6 +353,10 @@ def compare(text: str, word: str = "", second: str = "", encoder: str = "", deco
                for track in (same.encoder, same.decoder)},
         }
     return found
+
+
+EXPLAINED_ROLES = {"fill_mask": "encoder", "classify": "sentiment", "entities": "ner", "answer": "qa",
+                   "next_sentence": "encoder", "next_token": "decoder"}  # the role whose model each task reads
 
 
 def _explanation(task: str, text, second, which, guess, label, layer, head, model):
@@ -328,10 +389,10 @@ def explain(task: TASKS, text: str, second: str = "", which: int = 1, guess: int
         label: classify: the label to explain; empty for the most probable.
         layer: The layer (from 0) whose attention is shown; empty for the last.
         head: A head (from 0) of that layer; empty for the mean of its heads.
-        model: An allowed Hub id for the task's model; empty for the default.
+        model: An allowed Hub id or short name for the task's model; empty for the default (English only). For Korean or Japanese text pass google-bert/bert-base-multilingual-cased (fill_mask, next_sentence), or skt/kogpt2-base-v2 for Korean and rinna/japanese-gpt2-small for Japanese (next_token); classify, entities and answer have English models only.
 
     Returns:
-        JSON: {"model", "target" (what is explained, in words), "score" (its probability), "tokens", "attention" (per token), "integrated_gradients" (per token), "gradient_x_input" (per token), "spearman" (rank correlation of attention with |integrated gradients|), "baseline_score", "completeness_gap", "layer", "head"}.
+        JSON: {"model", "target" (what is explained, in words), "score" (its probability), "tokens", "attention" (per token), "integrated_gradients" (per token), "gradient_x_input" (per token), "spearman" (rank correlation of attention with |integrated gradients|), "baseline_score", "completeness_gap", "layer", "head", "warning" (only when the text is Korean or Japanese and the model does not read it: {"code", "text_language", "model_language", "use_model" (the model to pass instead, or null)})}.
     """
     task = _choice(task, typing.get_args(TASKS), "error.tutor_task")
     result = _explanation(task, text, second, which, guess, label, layer, head, model or None)
@@ -340,7 +401,7 @@ def explain(task: TASKS, text: str, second: str = "", which: int = 1, guess: int
             "integrated_gradients": [_r(v) for v in result.integrated_gradients],
             "gradient_x_input": [_r(v) for v in result.gradient_x_input], "spearman": _r(result.spearman),
             "baseline_score": _r(result.baseline_score), "completeness_gap": _r(result.completeness_gap),
-            "layer": result.layer, "head": result.head}
+            "layer": result.layer, "head": result.head, **_warning(EXPLAINED_ROLES[task], _model(result), text, second)}
 
 
 # --- how each becomes useful for a task ----------------------------------------------------------------------------
@@ -355,15 +416,15 @@ def prompt_task(train: list[list[str]], test: list[list[str]], template: str, la
     Args:
         train: Labelled rows [[sentence, label], ...] (2 to 8 labels, at most 64 rows, 300 characters a sentence); the labels come from here, in order of first appearance.
         test: Labelled rows to score, [[sentence, label], ...] (at most 64), with labels from train.
-        template: The prompt, with {text} where each sentence goes, and for BERT one [MASK] where the label word goes, e.g. "{text} It was [MASK]." or "Review: {text}\nSentiment:" (at most 300 characters).
+        template: The prompt, with {text} where each sentence goes, and for BERT one [MASK] where the label word goes, e.g. "{text} It was [MASK]." or "Review: {text}\\nSentiment:" (\\n: a line break; at most 300 characters).
         label_words: One word per label, comma-separated, in the labels' order, e.g. "great, terrible".
-        model: "encoder" (BERT), "decoder" (GPT-2) or an allowed encoder or decoder Hub id.
+        model: "encoder" (BERT), "decoder" (GPT-2), both the English defaults, or an allowed encoder or decoder Hub id or short name. For Korean or Japanese rows pass google-bert/bert-base-multilingual-cased (a cloze), or skt/kogpt2-base-v2 for Korean and rinna/japanese-gpt2-small for Japanese (a continuation).
         shots: Train rows written into the prompt as examples (0 = zero-shot, up to 8).
         seed: Which train rows are drawn for the shots.
         calibrate: Divide by the content-free input's probabilities (contextual calibration).
 
     Returns:
-        JSON: {"model", "role", "labels", "label_words", "accuracy", "raw_accuracy" (before calibration), "confusion" ([true][predicted] counts), "first_prompt" (the exact text the model read for the first test row), "examples" (train rows used as shots, from 0), "rows": [{"truth", "prediction", "probabilities": {label: p}}]}.
+        JSON: {"model", "role", "labels", "label_words", "accuracy", "raw_accuracy" (before calibration), "confusion" ([true][predicted] counts), "first_prompt" (the exact text the model read for the first test row), "examples" (train rows used as shots, from 0), "rows": [{"truth", "prediction", "probabilities": {label: p}}], "warning" (only when the text is Korean or Japanese and the model does not read it: {"code", "text_language", "model_language", "use_model" (the model to pass instead, or null)})}.
     """
     result = backend.prompt_task(model, train, test, template, label_words, shots, seed, calibrate)
     rows = [{"truth": truth, "prediction": prediction, "probabilities": {k: _r(v) for k, v in p.items()}}
@@ -371,7 +432,8 @@ def prompt_task(train: list[list[str]], test: list[list[str]], template: str, la
     return {"model": _model(result), "role": result.role, "labels": list(result.labels),
             "label_words": list(result.label_words), "accuracy": _r(result.accuracy),
             "raw_accuracy": _r(result.raw_accuracy), "confusion": [list(row) for row in result.confusion],
-            "first_prompt": result.prompts[0], "examples": list(result.examples), "rows": rows}
+            "first_prompt": result.prompts[0], "examples": list(result.examples), "rows": rows,
+            **_warning(result.role, _model(result), *(row[0] for row in (*train, *test)))}
 
 
 TOOLS = (fill_mask, classify, entities, answer, next_sentence, generate, next_token, logit_lens, attention_summary,
@@ -406,15 +468,18 @@ def glossary(lang: str = text.DEFAULT) -> str:
 
 
 def model_catalogue() -> str:
-    """Every role's default model and the others an assistant may pass as `model`, as JSON."""
+    """Every role's default model and the others an assistant may pass as `model` (by Hub id or short name), which
+    to pass for text in each language (null: none of the role's models reads it), as JSON."""
     roles = {}
     for role in config.ROLES:
         default = config.public_name(config.model_source(role))
         roles[role] = {
             "default": default,
             "attention": {"encoder": "bidirectional", "decoder": "causal"}.get(role, "bidirectional"),
-            "allowed": [{"id": model, "language": info.language, "parameters": info.parameters}
+            "allowed": [{"id": model, "short": model.split("/")[-1], "language": info.language,
+                         "parameters": info.parameters}
                         for model in config.ALLOWED_MODELS[role] if (info := config.MODEL_INFO.get(model))],
+            "for_text": {lang: config.model_for(role, lang) for lang in text.LANGS},
             "tools": [name for name, roles_of in TOOL_ROLES.items() if role in roles_of],
         }
     return json.dumps(roles, ensure_ascii=False, indent=1)

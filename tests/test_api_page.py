@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 from gradio_client import Client
+from gradio_client.exceptions import AppError
 from playwright.sync_api import expect
 
 from bg_demo import text
@@ -60,11 +61,21 @@ def test_no_label_or_description_is_an_object(info):
     assert not [label for label in labels if re.fullmatch(r"[a-z_]+(\.[a-z_0-9]+)+", label)]
 
 
+# endpoints that read what the same client made before (its fine-tuned model, the session's own): the page's call,
+# alone in a new client, is refused with what to run first
+NEEDS_EARLIER = {"/explain_tune_bert": "Fine-tune a model on this page first",
+                 "/explain_tune_gpt": "Fine-tune a model on this page first"}
+
+
 @pytest.mark.parametrize("endpoint", sorted(documented_endpoints()))
 def test_each_endpoint_runs_the_call_the_api_page_shows(info, endpoint):
     """The Python snippet of the page, run as it is: a client, the call with the example inputs, a print."""
     snippet = info[endpoint]["code_snippets"]["python"]
     printed = io.StringIO()
+    if endpoint in NEEDS_EARLIER:
+        with pytest.raises(AppError, match=NEEDS_EARLIER[endpoint]):
+            exec(compile(snippet, endpoint, "exec"), {})  # noqa: S102 - the app's own snippet, against the test server
+        return
     with contextlib.redirect_stdout(printed):
         exec(compile(snippet, endpoint, "exec"), {})  # noqa: S102 - the app's own snippet, against the test server
     assert printed.getvalue().strip()

@@ -19,6 +19,7 @@ import pytest
 
 from bg_demo import backend, text
 from bg_demo.config import LIMITS
+from bg_demo.errors import InputError
 from bg_demo.text import Text, korean
 from bg_demo.ui.common import plain
 from bg_demo.ui.strings import words
@@ -226,7 +227,9 @@ def battery_is_worded(url: str, endpoints: dict, generate: dict, tiny_dir) -> No
     assert counts["worded"] > counts["answer"]  # the battery is mostly refused, each time with a message
     # the models load from local folders here: results and messages name them, never their server paths
     answers = json.dumps(outcomes, ensure_ascii=False)
-    assert str(tiny_dir) not in answers and ('"model_id": "encoder"' in answers or '\\"model\\":\\"encoder\\"' in answers)
+    name = "tiny-random/bert-base-uncased"
+    assert str(tiny_dir) not in answers
+    assert f'"model_id": "{name}"' in answers or f'\\"model\\":\\"{name}\\"' in answers
 
 
 @pytest.mark.parametrize("lang", ["ko", "ja"])
@@ -252,7 +255,8 @@ def test_attention_refuses_a_model_it_does_not_offer_like_every_other_page(app):
     assert event == "error" and "not offered for the encoder role" in message and "bert-base-uncased" in message
     # a model of the other role, left in the picker by an example that switched the role, means the role's default
     event, outputs = call(url, "/attention", sent(["The cat sat.", "encoder", "openai-community/gpt2"]))
-    assert event == "complete" and outputs[-1]["role"] == "encoder" and outputs[-1]["model_id"] == "encoder"
+    assert event == "complete" and outputs[-1]["role"] == "encoder"
+    assert outputs[-1]["model_id"] == "tiny-random/bert-base-uncased"  # the role's own model, by its name
 
 
 def test_a_folder_that_will_not_load_is_named_without_its_path(app, monkeypatch, tmp_path):
@@ -445,18 +449,28 @@ def test_an_export_that_cannot_be_written_says_so_beside_the_output(tmp_path, mo
     assert "could not be written on the server (Not a directory)" in box.value.replace("\\", "")  # Markdown's escapes
 
 
-def test_a_local_folder_is_named_by_its_name_everywhere(tiny_dir):
+def test_a_local_folder_is_named_by_its_model_everywhere_never_by_its_role_or_path(tiny_dir, tmp_path):
     from bg_demo import config, models
     from bg_demo.look import Look
     from bg_demo.ui import common, compare_tab
 
-    assert config.public_name(str(tiny_dir / "encoder")) == "encoder" and config.public_name("./models/enc") == "enc"
+    # the offline classroom's layout (DIR/<role>): each folder names its model (`tiny-models`, `download` write it)
+    assert config.public_name(str(tiny_dir / "encoder")) == "tiny-random/bert-base-uncased"
+    assert config.public_name("./models/enc") == "enc"  # a folder of the teacher's own: by its name
     assert config.public_name("google-bert/bert-base-uncased") == "google-bert/bert-base-uncased"
-    assert common.model_label(str(tiny_dir / "decoder")) == "📁 decoder"
-    assert models.get("encoder").model_id == "encoder" and models.get("encoder").location == str(tiny_dir / "encoder")
+    assert common.model_label(str(tiny_dir / "decoder")) == "📁 tiny-random/gpt2"
+    assert models.get("encoder").model_id == "tiny-random/bert-base-uncased"
+    assert models.get("encoder").location == str(tiny_dir / "encoder")
     table, held, raw = compare_tab.measured(compare_tab.measure(), Look())  # the facts card and the memory line
     shown = json.dumps([table, held, raw], ensure_ascii=False)
-    assert str(tiny_dir) not in shown and raw[0]["model_id"] == "encoder"
+    assert str(tiny_dir) not in shown and raw[0]["model_id"] == "tiny-random/bert-base-uncased"
+    # a role's folder with no name written in it (copied by hand): its architecture, never the role alone
+    (tmp_path / "decoder").mkdir()
+    (tmp_path / "decoder" / "config.json").write_text('{"model_type": "gpt2"}')
+    assert config.public_name(str(tmp_path / "decoder")) == "gpt2 (decoder)"
+    config.name_folder(tmp_path / "decoder", "openai-community/gpt2")  # as `download` writes it
+    config._folder_name.cache_clear()
+    assert config.public_name(str(tmp_path / "decoder")) == "openai-community/gpt2"
     reason = models._reason(OSError("Incorrect path_or_model_id: '/srv/models/enc'. Please provide a folder."))
     assert reason == "Incorrect path_or_model_id: 'enc'. Please provide a folder."
 
@@ -469,4 +483,19 @@ def test_the_first_load_notice_names_a_folder_by_its_name(tiny_dir):
     models.STORE.clear()
     said = []
     common.Loading(lambda fraction, desc: said.append(desc), Look())("encoder")
-    assert said and "(encoder)" in said[0] and str(tiny_dir) not in said[0]
+    assert said and "(tiny-random/bert-base-uncased)" in said[0] and str(tiny_dir) not in said[0]
+
+
+@pytest.mark.parametrize("lang", ["en", "ko", "ja"])
+def test_a_task_cell_too_long_is_named_by_its_table_and_row(lang):
+    """A sentence over the limit in the fine-tune page's tables: the message says which table, which row, and by how
+    much, in the page's language."""
+    from bg_demo.backend.labelled import labelled
+
+    long = "word " * 80
+    with pytest.raises(InputError) as raised:
+        labelled([["fine", "a"], ["good", "b"]], [["fine", "a"], [long, "b"]])
+    words = raised.value.text.render(lang)
+    expected = text.t("error.task_cell", lang, what=text.t("field.test", lang), row=2, problem=text.t(
+        "error.too_long", lang, what=text.t("field.sentence", lang), n=len(long), limit=300))
+    assert words == expected and "2" in words and text.t("field.test", lang) in words

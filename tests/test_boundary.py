@@ -66,6 +66,8 @@ CALLS = {
     "fine_tune": lambda: _last(backend.fine_tune("encoder", TASK, TASK, "lora", 3, None, 2)),
     "predict_tuned": lambda: backend.predict_tuned(_last(backend.fine_tune("decoder", TASK, TASK, "head", 2)).tuned,
                                                    "A good day."),
+    "explain_tuned": lambda: backend.explain_tuned(_last(backend.fine_tune("encoder", TASK, TASK, "lora", 2)).tuned,
+                                                   "A good day.", steps=4),
     "explain_prompted": lambda: backend.explain_prompted("decoder", "Review: A good film.\nSentiment:", "good",
                                                          steps=4),
     "checkpoint_scores": lambda: backend.checkpoint_scores(

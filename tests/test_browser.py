@@ -211,6 +211,16 @@ def slow_training(monkeypatch):
     monkeypatch.setattr(finetune, "_batches", slow)
 
 
+def _start_lora_run(page, steps: int = 200) -> None:
+    """On the Fine-tune tab: BERT fine-tuned with LoRA for `steps` steps, started."""
+    page.get_by_role("tab", name="BERT · fine-tune").click()
+    page.get_by_label("LoRA + head").locator("visible=true").check()
+    box = page.get_by_label("Optimiser steps").locator("visible=true").and_(page.locator("input[type=number]"))
+    box.fill(str(steps))
+    box.press("Enter")
+    page.get_by_role("button", name="Fine-tune", exact=True).locator("visible=true").click()
+
+
 def test_fine_tune_or_prompt_prompts_trains_stops_and_sums_up(page, slow_training):
     page.get_by_role("tab", name="Fine-tune or prompt?").click()
     page.get_by_role("tab", name="GPT-2 · prompt").click()
@@ -218,12 +228,7 @@ def test_fine_tune_or_prompt_prompts_trains_stops_and_sums_up(page, slow_trainin
     expect(page.get_by_text(re.compile(r"4-shot · test accuracy \d+% on 16 sentences"))).to_be_visible(timeout=60_000)
     expect(page.get_by_text("(before calibration:").first).to_be_visible()
 
-    page.get_by_role("tab", name="BERT · fine-tune").click()
-    page.get_by_label("LoRA + head").locator("visible=true").check()
-    steps = page.get_by_label("Optimiser steps").locator("visible=true").and_(page.locator("input[type=number]"))
-    steps.fill("200")
-    steps.press("Enter")
-    page.get_by_role("button", name="Fine-tune", exact=True).locator("visible=true").click()
+    _start_lora_run(page)
     expect(page.get_by_text(re.compile(r"Step \d+ of 200 · loss"))).to_be_visible(timeout=60_000)
     page.get_by_role("button", name="Stop", exact=True).locator("visible=true").click(timeout=60_000)
     expect(page.get_by_text(re.compile(r"Stopped after \d+ of 200 steps"))).to_be_visible(timeout=30_000)
@@ -253,3 +258,144 @@ def test_a_link_carries_the_task_s_tables_and_runs_the_prompt(page, app_url):
     page.goto(f"{app_url}?{query}")
     expect(page.get_by_text(re.compile(r"2-shot · test accuracy \d+% on 3 sentences"))).to_be_visible(timeout=60_000)
     expect(page.get_by_text("a great day").locator("visible=true").first).to_be_visible()  # in the scores table
+
+
+@pytest.fixture
+def stop_mid_evaluation(monkeypatch):
+    """Steps of 0.1 s, and the run's first evaluation (after step 20 of 200) held in its first chunk until Stop reaches
+    the server: Stop comes while the run is in the middle of its work, with nothing in flight to the page. Records
+    each update the page is sent (`tune_status` draws every one) and the moment Stop reached the server."""
+    import threading
+    import time
+    from types import SimpleNamespace
+
+    import torch
+
+    from bg_demo.backend import finetune
+    from bg_demo.ui import finetune_tab
+    from bg_demo.ui.session import SESSIONS
+
+    batches, vectors, cancel, status = finetune._batches, finetune._Body.vectors, SESSIONS.cancel, finetune_tab.tune_status
+    stopped, held, sent = threading.Event(), threading.Event(), []
+
+    def slow(*args):
+        for batch in batches(*args):
+            time.sleep(0.1)
+            yield batch
+
+    def holding(self, batch):
+        if torch.is_inference_mode_enabled() and not held.is_set():
+            held.set()
+            stopped.wait(60)
+        return vectors(self, batch)
+
+    def cancelling(session, kind=None):
+        found = cancel(session, kind)
+        if kind == "tune_bert":  # this page's Stop (a tab closing meanwhile cancels every kind)
+            sent.append(("stop", None, None))
+            stopped.set()
+        return found
+
+    def drawn(result, look):
+        sent.append(("update", result.step, result.done))
+        return status(result, look)
+
+    monkeypatch.setattr(finetune, "_batches", slow)
+    monkeypatch.setattr(finetune._Body, "vectors", holding)
+    monkeypatch.setattr(SESSIONS, "cancel", cancelling)
+    monkeypatch.setattr(finetune_tab, "tune_status", drawn)
+    monkeypatch.setattr(finetune_tab, "TRAINING_INTERVAL", 0.01)  # every step sent: none held back by the relay
+    return SimpleNamespace(sent=sent, held=held)
+
+
+# what the fine-tune page's status shows from the click on Stop on: the words it keeps (`data-bg-frozen`, drawn by
+# assets/style.css) or its own
+WATCH_STATUS = """() => {
+  window.bgSeen = []; window.bgClicked = false;
+  document.addEventListener('click', (event) => {
+    const button = event.target.closest('button');
+    if (button && button.innerText.trim() === 'Stop') window.bgClicked = true;
+  }, true);
+  new MutationObserver(() => {
+    if (!window.bgClicked) return;
+    const box = [...document.querySelectorAll('.bg-tune-status')].find((e) => e.offsetParent !== null);
+    if (box) window.bgSeen.push(box.dataset.bgFrozen !== undefined ? box.dataset.bgFrozen : box.innerText);
+  }).observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true});
+}"""
+
+
+def test_stop_on_a_fine_tune_page_shows_no_step_after_it_and_says_what_it_learnt(page, stop_mid_evaluation):
+    page.get_by_role("tab", name="Fine-tune or prompt?").click()
+    _start_lora_run(page)
+    assert stop_mid_evaluation.held.wait(60)  # step 20 taken, its evaluation under way
+    expect(page.get_by_text("Step 19 of 200 · loss")).to_be_visible(timeout=60_000)  # the newest the run sent
+    page.evaluate(WATCH_STATUS)
+    page.get_by_role("button", name="Stop", exact=True).locator("visible=true").click(timeout=60_000)
+    stopped = page.get_by_text(re.compile(r"Stopped after 20 of 200 steps: test accuracy \d+% with what it learnt"))
+    expect(stopped).to_be_visible(timeout=30_000)
+    shown = [int(found) for text in page.evaluate("() => window.bgSeen") for found in re.findall(r"Step (\d+) of", text)]
+    assert all(step <= 19 for step in shown)  # the counter climbed no further after the click
+    sent = stop_mid_evaluation.sent
+    after = sent[[kind for kind, *_ in sent].index("stop") + 1:]
+    assert after == [("update", 20, True)]  # the server sent nothing but the final result after Stop reached it
+
+    _start_lora_run(page, 3)  # a run that ends before its Stop arrives: its whole result, saying so
+    expect(page.get_by_text(re.compile(r"· 3 steps on 16 examples · test accuracy"))).to_be_visible(timeout=60_000)
+    page.get_by_role("button", name="Stop", exact=True).locator("visible=true").click()
+    expect(page.get_by_text("Stop came after the last step")).to_be_visible(timeout=30_000)
+    expect(page.get_by_text(re.compile(r"Stopped after"))).to_have_count(0)
+    expect(page.locator(".toast-body.error")).to_have_count(0)
+
+
+@pytest.fixture
+def slow_stop(monkeypatch):
+    """Steps of 0.1 s, each sent to the page, and a Stop that reaches the run only once two more steps have been sent
+    after it reached the server (a busy server: the page gets steps the server sent before it knew of the click)."""
+    import asyncio
+    import time
+
+    from bg_demo.backend import finetune
+    from bg_demo.ui import finetune_tab
+    from bg_demo.ui.session import SESSIONS
+
+    batches, stop, status = finetune._batches, SESSIONS.stop, finetune_tab.tune_status
+    sent = []
+
+    def slow(*args):
+        for batch in batches(*args):
+            time.sleep(0.1)
+            yield batch
+
+    async def late(session, wait=2.0, kind="generation"):
+        seen = len(sent)
+        while sum(1 for done in sent[seen:] if not done) < 2 and kind == "tune_bert":
+            await asyncio.sleep(0.01)
+        return await stop(session, wait, kind)
+
+    def drawn(result, look):
+        sent.append(result.done)
+        return status(result, look)
+
+    monkeypatch.setattr(finetune, "_batches", slow)
+    monkeypatch.setattr(SESSIONS, "stop", late)
+    monkeypatch.setattr(finetune_tab, "tune_status", drawn)
+    monkeypatch.setattr(finetune_tab, "TRAINING_INTERVAL", 0.01)
+
+
+def test_the_step_counter_stops_at_the_click_even_for_steps_already_on_their_way(page, slow_stop):
+    page.get_by_role("tab", name="Fine-tune or prompt?").click()
+    page.get_by_role("tab", name="BERT · fine-tune").click()
+    steps = page.get_by_label("Optimiser steps").locator("visible=true").and_(page.locator("input[type=number]"))
+    steps.fill("200")
+    steps.press("Enter")
+    page.get_by_role("button", name="Fine-tune", exact=True).locator("visible=true").click()
+    expect(page.get_by_text(re.compile(r"Step [3-9]\d* of 200 · loss"))).to_be_visible(timeout=60_000)
+    page.evaluate(WATCH_STATUS)
+    page.get_by_role("button", name="Stop", exact=True).locator("visible=true").click(timeout=60_000)
+    status = page.get_by_text(re.compile(r"Stopped after \d+ of 200 steps"))
+    expect(status).to_be_visible(timeout=30_000)
+    seen = page.evaluate("() => window.bgSeen")
+    shown = [int(found) for text in seen for found in re.findall(r"Step (\d+) of", text)]
+    stopped = int(re.search(r"Stopped after (\d+)", status.inner_text()).group(1))
+    assert shown and len(set(shown)) == 1  # the step on screen at the click, kept until the result came
+    assert stopped >= shown[0] + 2  # the run did go on until Stop reached it, and the result says how far

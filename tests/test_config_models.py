@@ -109,6 +109,28 @@ def test_model_ids_outside_the_allowlist_are_refused():
         models.STORE.get("decoder", "someone/remote-code-model")
 
 
+def test_an_allowed_model_is_also_named_by_its_short_name_and_resolves_to_its_hub_id():
+    """The part after the org (`gpt2`, `bert-base-uncased`: also the Hub's older un-namespaced names) names the same
+    model wherever a model id is checked: the store, and prompting's own choice of role."""
+    from bg_demo.backend.prompting import which_model
+
+    assert len(config.SHORT_NAMES) == len(config.ALLOWED_IDS)  # no two allowed models share a short name
+    for role, allowed in config.ALLOWED_MODELS.items():
+        for model in allowed:
+            assert models.STORE.resolve(role, model.split("/")[-1]) == model
+            assert models.STORE.resolve(role, model) == model
+    assert models.STORE.resolve("decoder", "gpt2") == "openai-community/gpt2"
+    assert which_model("bert-base-multilingual-cased") == ("encoder", "google-bert/bert-base-multilingual-cased")
+    assert which_model("kogpt2-base-v2") == ("decoder", "skt/kogpt2-base-v2")
+    # a short name of another role's model (named by its Hub id), or one no allowed model has, is refused with the
+    # role's choices listed
+    for role, name, named in (("encoder", "gpt2", "openai-community/gpt2"), ("decoder", "gpt3", "gpt3"),
+                              ("encoder", "bert-base", "bert-base")):
+        with pytest.raises(InputError, match=f"'{named}' is not offered for the {role} role. Pick one of: "
+                                             f"{config.ALLOWED_MODELS[role][0]}, "):
+            models.STORE.resolve(role, name)
+
+
 def test_eager_attention_only_inside_use():
     loaded = models.get("encoder")
     before = loaded.model.config._attn_implementation

@@ -5,12 +5,13 @@ import functools
 import subprocess
 import sys
 import textwrap
+from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from bg_demo import backend, figures
+from bg_demo import backend, figures, text
 from bg_demo.backend import fill_mask
 from bg_demo.backend._common import Phrase
 from bg_demo.backend.attention import AttentionResult
@@ -677,3 +678,30 @@ def test_a_long_texts_why_wraps_its_rows_onto_lines_with_every_token_readable(wi
     assert layout["height"] <= 2400
     short_fig = figures.explanation_rows(short, look).to_dict()
     assert len(short_fig["data"]) == 1  # a short text stays one line
+
+
+def test_the_vector_maps_legend_shows_each_label_filled_and_one_hollow_marker_for_a_wrong_prediction():
+    """The legend says what the markers mean: a label's entry is filled whatever its first sentence's prediction (a
+    hollow one beside a label's name would read as "wrong"), and one hollow entry says what hollow means."""
+    run = tuned()
+    # every "good" sentence predicted wrong before: their markers are all hollow on the map
+    fig = figures.vector_map(replace(run, probabilities_before=tuple({"good": 0.1, "bad": 0.9} for _ in run.texts)),
+                             EN).to_dict()
+    shown = [trace for trace in fig["data"] if trace.get("showlegend", True)]
+    assert [trace["name"] for trace in shown] == [*run.labels, text.t("fig.ft.wrong", "en")]
+    for trace in shown[:-1]:  # each label: filled with its colour
+        assert trace["marker"]["color"] == trace["marker"]["line"]["color"] != "white", trace
+    assert shown[-1]["marker"]["color"] == "white"  # "hollow: predicted wrong"
+    drawn = [trace for trace in fig["data"] if trace["x"] != (None,) and trace["x"] != [None]]
+    assert drawn and all(trace.get("showlegend") is False for trace in drawn)
+    assert any("white" in list(trace["marker"]["color"]) for trace in drawn)  # the map itself has hollow ones
+
+
+def test_a_probability_the_model_gives_never_reads_as_zero_percent():
+    from bg_demo.figures.style import percent
+
+    assert [percent(p) for p in (0.5, 0.0123, 0.001, 0.00023, 4e-7, 0.0)] == [
+        "50.0%", "1.2%", "0.1%", "0.023%", "< 0.0001%", "0%"]
+    result = replace(RESULTS["explanation_rows"](), score=0.00023)  # a guess the model gives 0.023%
+    title = figures.explanation_rows(result, EN).to_dict()["layout"]["title"]["text"]
+    assert "0.023%" in title and "0.0%" not in title

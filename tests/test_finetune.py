@@ -448,3 +448,370 @@ def test_a_run_s_body_copies_no_frozen_weight(method):
     assert own and all(p.data_ptr() in trained for name, p in body.module.named_parameters() if name in own)
     frozen = [p for p in body.module.parameters() if p.data_ptr() not in trained]
     assert frozen and all(p.data_ptr() in shared for p in frozen)
+
+
+# --- Stop: at the next part, the page shown no step after it, and always a word on what it did -------------------
+
+
+@pytest.mark.worker_side
+@pytest.mark.parametrize("where", ["a part of a step", "an evaluation chunk", "the wait for a turn"])
+def test_stop_ends_a_run_at_its_next_part_and_its_last_pass_reads_the_test_sentences_only(monkeypatch, where):
+    """Stop while the run is in the middle of `where` (a part of step 2, the first evaluation's first chunk, or the
+    wait for the turn of step 2's next part): the run starts no part of its work after it (the one under way was the
+    last), and what it learnt is read on the test sentences only, in the student's own (foreground) turns."""
+    from bg_demo.backend import finetune
+
+    for name in ("TRAIN_TOKENS", "INFER_TOKENS", "GPU_TURNS"):  # one sentence a part and a chunk, on a GPU too
+        monkeypatch.setattr(finetune, name, 1)
+    loaded = models.get("encoder")
+    cancelled, reached, go_on = threading.Event(), threading.Event(), threading.Event()
+    turns, passes = [], []  # the run's turns (background?, after Stop?) and its body's passes (training?, after?)
+    acquire = loaded.lock.acquire
+
+    def taking(*args, **kwargs):
+        if threading.current_thread().name == "bg-demo-fine-tune":
+            turns.append((kwargs.get("background", False), cancelled.is_set()))
+        return acquire(*args, **kwargs)
+
+    vectors = finetune._Body.vectors
+
+    def watched(self, batch):
+        training = torch.is_grad_enabled() and not torch.is_inference_mode_enabled()
+        passes.append((training, cancelled.is_set()))
+        trained = sum(1 for was_training, _ in passes if was_training)
+        stop_here = not training and where == "an evaluation chunk" or training and trained == 7  # step 2, part 3
+        if stop_here and not reached.is_set():
+            reached.set()
+            go_on.wait(30)  # the part is slow: Stop comes while it runs
+        return vectors(self, batch)
+
+    monkeypatch.setattr(loaded.lock, "acquire", taking)
+    monkeypatch.setattr(finetune._Body, "vectors", watched)
+    handle = finetune.fine_tune("encoder", TRAIN, TEST, "lora", 10, None, 4, 0)  # an evaluation after every step
+    assert reached.wait(30)
+    if where == "the wait for a turn":  # someone else's request takes the device, the run waits for its next part
+        holding, held = threading.Event(), threading.Event()
+
+        def other_request():
+            acquire()
+            held.set()
+            holding.wait(30)
+            loaded.lock.release()
+
+        other = threading.Thread(target=other_request)
+        other.start()
+        while loaded.lock.waiting == 0:  # the other request waits for the part under way
+            time.sleep(0.001)
+        go_on.set()
+        assert held.wait(30)
+        while loaded.lock.waiting == 0:  # and now the run waits for its turn
+            time.sleep(0.001)
+        cancelled.set()
+        handle.cancel()
+        holding.set()
+        other.join(30)
+    else:
+        cancelled.set()
+        handle.cancel()
+        go_on.set()
+    *_, final = handle
+    handle.thread.join(30)
+    assert [background for background, after in turns if after and background] == []  # no part started after Stop
+    assert not any(training for training, after in passes if after)
+    assert sum(1 for background, after in turns if after) == len(TEST)  # then the test sentences, one a turn
+    assert final.done and final.stopped and final.step == 1 and len(final.losses) == 1  # step 2 was not taken
+    assert [step for step, *_ in final.evaluations] == ([] if where == "an evaluation chunk" else [1])
+    truth = [final.labels.index(label) for label in final.truth]
+    p_after = np.array([[row[label] for label in final.labels] for row in final.probabilities_after])
+    assert final.accuracy_after == pytest.approx(np.mean(p_after.argmax(-1) == truth))
+    assert final.tuned is not None and final.tuned.weights
+
+
+@pytest.mark.worker_side
+@pytest.mark.parametrize("method", ["lora", "layers"])
+def test_a_run_lets_its_weights_go_at_its_end_without_collecting_the_whole_heap(monkeypatch, method):
+    """The trained weights (and AdamW's moments with them) are freed when the run ends, by reference counting: a full
+    `gc.collect()` there held every thread of the server for ~0.8 s, the student's result among them."""
+    import gc
+    import weakref
+
+    from bg_demo.backend import finetune
+
+    alive, collected = [], []
+    made = finetune._Body.__init__
+
+    def watched(self, *args, **kwargs):
+        made(self, *args, **kwargs)
+        alive.extend(weakref.ref(p) for p in self.trained)
+
+    monkeypatch.setattr(finetune._Body, "__init__", watched)
+    monkeypatch.setattr(gc, "collect", lambda *args: collected.append(args) or 0)
+    gc.disable()
+    try:
+        finetune.run_to_end("encoder", TOY_TRAIN, TOY_TEST, method, 3, None, 4, 0, 1)
+        assert alive and not [ref for ref in alive if ref() is not None]
+    finally:
+        gc.enable()
+    assert collected == []
+
+
+def _update(step, done=False):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(step=step, done=done)
+
+
+def test_a_stopped_stream_sends_no_step_after_the_stop_only_its_final_result():
+    """A step the run had made before Stop reached it, still held by the relay (its pause), is not sent after it."""
+    import asyncio
+
+    from bg_demo.backend.generation.types import Handle
+    from bg_demo.ui import common
+    from bg_demo.ui.session import SESSIONS
+
+    handle, final = Handle(), _update(3, done=True)
+
+    async def relay():
+        seen = []
+        async for update in common.stream("encoder", lambda: handle, "stop-relay", kind="tune_bert", interval=0):
+            seen.append(update)
+            if update.step == 1:
+                handle.put(_update(2))  # made before Stop reached the run, not sent yet
+                SESSIONS.cancel("stop-relay", "tune_bert")
+                asyncio.get_running_loop().call_later(0.2, handle.put, final)
+        return seen
+
+    handle.put(_update(1))
+    assert [update.step for update in asyncio.run(relay())] == [1, 3]
+
+
+def test_stop_reaches_a_stream_before_its_run_exists():
+    """Stop while the run starts (its model loading, its thread starting) cancels the run as soon as it exists; so
+    does a stream cut short then (a closed tab), where the run would otherwise go on unseen to its end."""
+    import asyncio
+
+    from bg_demo.backend.generation.types import Handle
+    from bg_demo.ui import common
+    from bg_demo.ui.session import SESSIONS
+
+    async def start(session: str, stop):
+        gate, handle = threading.Event(), Handle()
+        stream = common.stream("encoder", lambda: (gate.wait(10), handle)[1], session, kind="tune_bert")
+        first = asyncio.ensure_future(anext(stream))
+        await asyncio.sleep(0.1)  # the stream waits for its run to start
+        assert len(SESSIONS.streams(session, "tune_bert")) == 1  # Stop can reach it already
+        stop(first, session)
+        gate.set()
+        for _ in range(500):
+            if handle.cancelled.is_set():
+                break
+            await asyncio.sleep(0.01)
+        assert handle.cancelled.is_set()
+        handle.put(_update(0, done=True))
+        return first
+
+    def stopped(_, session):
+        SESSIONS.cancel(session, "tune_bert")
+
+    async def both():
+        first = await start("stop-starting", stopped)
+        assert (await first).done
+        cut = await start("cut-starting", lambda first, _: first.cancel())
+        with pytest.raises(asyncio.CancelledError):
+            await cut
+
+    asyncio.run(both())
+
+
+def test_the_page_says_stopped_with_what_was_learnt_or_that_the_run_had_already_ended():
+    import dataclasses
+
+    from bg_demo.backend import finetune
+    from bg_demo.look import Look
+    from bg_demo.ui.finetune_tab import stop_noted, tune_status
+    from bg_demo.ui.page import Shown
+
+    english = Look("en", 1280)
+    handle = finetune.fine_tune("encoder", TRAIN, TEST, "head", 3, None, 4, 0)
+    *updates, whole = handle
+    whole = dataclasses.replace(whole, tuned=None)
+    assert not whole.stopped and "Stop came" not in tune_status(whole, english)
+    status, curve, compared, drawn, raw, kept = stop_noted(Shown(whole), english)
+    assert status.startswith("**Stop came after the last step**: the run had already finished its 3 steps")
+    assert kept.result.stop_after_end and raw["stop_after_end"] and compared is not None
+    assert stop_noted(kept, english) is None  # said once
+    stopped = finetune.stopped(updates[-1], (), {})
+    line = tune_status(stopped, english)
+    assert line.startswith(f"**Stopped after {stopped.step} of 3 steps**: test accuracy "
+                           f"**{stopped.accuracy_after:.0%}**")
+    assert stop_noted(Shown(stopped), english) is None  # a stopped run says so itself
+    assert stop_noted(Shown(updates[-1]), english) is None  # still running: Stop will end it
+    assert stop_noted(Shown(whole, error=InputError("error.tune_stopped_early")), english) is None
+    assert stop_noted(Shown(), english) is None
+    for lang in ("ko", "ja"):
+        assert str(stopped.step) in tune_status(stopped, Look(lang, 1280)).split("\n")[0]
+        assert tune_status(dataclasses.replace(whole, stop_after_end=True), Look(lang, 1280)).startswith("**")
+
+
+# --- "Why?" for a student's own model -------------------------------------------------------------------------------
+
+TUNE_RATES = {"head": 5e-2, "lora": 1e-2, "layers": 3e-3}
+
+
+def _learnt(role: str, method: str, seed: int = 0):
+    from bg_demo.backend.finetune import run_to_end
+
+    return run_to_end(role, TOY_TRAIN, TOY_TEST, method, 8, TUNE_RATES[method], 8, seed, 1)
+
+
+def _own_reference(reference_model, role: str, tuned):
+    """The student's model built here from its arrays on transformers' own float32 model (eager attention): the body,
+    its last layer replaced by the learnt one ("layers"), and the head. (LoRA is PEFT's: `test_lora_goes_through_peft`.)"""
+    import copy
+
+    tokenizer, reference = reference_model(role, eager=True)
+    body = copy.deepcopy(reference.base_model)
+    if tuned.method == "layers":
+        from bg_demo.backend.finetune import _layer_list
+
+        own = [_layer_list(body)[-1], *([body.ln_f] if hasattr(body, "ln_f") else [])]
+        with torch.no_grad():
+            for k, module in enumerate(own):
+                for name, p in module.named_parameters():
+                    p.copy_(torch.from_numpy(tuned.weights[f"layers.{k}.{name}"]))
+    head = torch.nn.Linear(*tuned.weights["head.weight"].shape[::-1]).to(reference.device)
+    with torch.no_grad():
+        head.weight.copy_(torch.from_numpy(tuned.weights["head.weight"]))
+        head.bias.copy_(torch.from_numpy(tuned.weights["head.bias"]))
+    return tokenizer, body, head
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("role", ["encoder", "decoder"])
+@pytest.mark.parametrize("method", ["head", "layers"])
+def test_a_learnt_model_s_why_is_its_own_attention_and_gradients(role, method, reference_model):
+    """Attention from the position the head reads, and gradient x input of the predicted label's probability, equal
+    those of the student's model rebuilt here on transformers' own (the shared body, or its learnt last layer)."""
+    tol = tolerance(role)
+    tuned = _learnt(role, method).tuned
+    result = backend.explain_tuned(tuned, TOY_TEST[0][0])
+    tokenizer, body, head = _own_reference(reference_model, role, tuned)
+    ids = tokenizer(TOY_TEST[0][0], return_tensors="pt").to(body.device)
+    position = 0 if role == "encoder" else ids["input_ids"].shape[1] - 1
+    embedded = []
+    hook = body.get_input_embeddings().register_forward_hook(lambda m, a, out: embedded.append(out) or out)
+    try:
+        output = body(**ids, output_attentions=True)
+    finally:
+        hook.remove()
+    p = head(output.last_hidden_state[:, position]).softmax(-1)[0]
+    label = int(p.argmax())
+    (gradient,) = torch.autograd.grad(p[label], embedded[0])
+    assert result.target.values["label"] == tuned.labels[label] and result.positions == (position,)
+    assert result.score == pytest.approx(float(p[label].detach()), abs=tol.probability)
+    expected = output.attentions[-1][0, :, position].mean(dim=0).detach().cpu().numpy()
+    np.testing.assert_allclose(result.attention, expected, rtol=1e-5, atol=max(tol.attention, 1e-7))
+    np.testing.assert_allclose(result.gradient_x_input, (gradient * embedded[0])[0].sum(-1).detach().cpu().numpy(),
+                               rtol=tol.attribution, atol=1e-6)
+    assert abs(result.completeness_gap) < 1e-3 + tol.probability
+
+
+@pytest.mark.parametrize("role", ["encoder", "decoder"])
+@pytest.mark.parametrize("method", ["head", "lora", "layers"])
+def test_a_learnt_model_explains_the_label_and_probability_it_gives(role, method, reference_model):
+    """Each method: the label explained is the one the learnt model predicts, with the probability "Try your model"
+    shows; integrated gradients add up; LoRA's and the layers' attention is their own body's, not the shared model's."""
+    tol = tolerance(role)
+    tuned = _learnt(role, method).tuned
+    result = backend.explain_tuned(tuned, TOY_TEST[1][0])
+    tried = backend.predict_tuned(tuned, TOY_TEST[1][0])
+    assert result.target.key == "note.explain.label" and result.target.values["label"] == tried.prediction
+    assert result.score == pytest.approx(tried.probabilities[tried.prediction], abs=tol.probability)
+    change = result.score - result.baseline_score
+    assert sum(result.integrated_gradients) - change == pytest.approx(result.completeness_gap, abs=1e-6)
+    assert abs(result.completeness_gap) < 1e-3 + tol.probability
+    assert sum(result.attention) == pytest.approx(1.0, abs=tol.sums) and len(result.tokens) == len(result.attention)
+    tokenizer, shared = reference_model(role, eager=True)
+    with torch.inference_mode():
+        ids = tokenizer(TOY_TEST[1][0], return_tensors="pt").to(shared.device)
+        attentions = shared.base_model(**ids, output_attentions=True).attentions
+    theirs = attentions[-1][0, :, result.positions[0]].mean(dim=0).cpu().numpy()
+    if method == "head":
+        np.testing.assert_allclose(result.attention, theirs, rtol=1e-5, atol=max(tol.attention, 1e-7))
+    else:  # LoRA changes the attention projections; the learnt last layer is that layer
+        assert np.abs(np.array(result.attention) - theirs).max() > 10 * max(tol.attention, 1e-6)
+
+
+@pytest.mark.worker_side
+@pytest.mark.parametrize("role", ["encoder", "decoder"])
+def test_explaining_a_learnt_model_leaves_the_shared_model_as_it_was(role):
+    from bg_demo.backend import finetune
+
+    loaded = models.get(role)
+    learnt = [_learnt(role, method).tuned for method in finetune.METHODS]
+    before = {name: p.detach().clone() for name, p in loaded.model.state_dict().items()}
+    kernel = loaded.model.config._attn_implementation
+
+    def hooks():  # the shared model's own (another page may keep some): an explanation adds none
+        return {name: (tuple(m._forward_hooks), tuple(m._forward_pre_hooks), tuple(m._backward_hooks))
+                for name, m in loaded.model.named_modules()}
+
+    hooked = hooks()
+    for tuned in learnt:
+        finetune.explain_tuned(tuned, TOY_TEST[0][0], steps=4)
+    after = loaded.model.state_dict()
+    for name, tensor in before.items():
+        assert torch.equal(tensor, after[name]), name
+    assert loaded.model.config._attn_implementation == kernel
+    assert not any(p.requires_grad or p.grad is not None for p in loaded.model.parameters())
+    assert hooks() == hooked
+    assert not any("lora" in name for name, _ in loaded.model.named_modules())
+
+
+def test_the_why_panel_explains_this_session_s_own_model_never_another_s():
+    """The page's handler finds the session's own learnt model (`TUNED`): two students' models explain differently,
+    each as the backend explains it; a session without one is told to fine-tune first (nobody else's is used)."""
+    from types import SimpleNamespace
+
+    from bg_demo.ui.finetune_tab import _explaining_tuned
+    from bg_demo.ui.session import TUNED
+
+    explain = _explaining_tuned("encoder")
+    mine, theirs = _learnt("encoder", "lora", seed=0), _learnt("encoder", "lora", seed=1)
+    shown = mine.to_dict()
+    TUNED.keep("why-mine", "tune_bert", mine.tuned)
+    TUNED.keep("why-theirs", "tune_bert", theirs.tuned)
+    try:
+        found = explain(shown, 2, None, None, request=SimpleNamespace(session_hash="why-mine"))
+        other = explain(shown, 2, None, None, request=SimpleNamespace(session_hash="why-theirs"))
+        assert found.to_dict() == backend.explain_tuned(mine.tuned, TOY_TEST[1][0]).to_dict()
+        assert other.to_dict() == backend.explain_tuned(theirs.tuned, TOY_TEST[1][0]).to_dict()
+        assert found.gradient_x_input != other.gradient_x_input
+        for session, sentence, key in (("why-nobody", 1, "error.tune_why_first"), ("why-mine", 3, "ft.why_range"),
+                                       ("why-mine", 1.5, "ft.why_range")):
+            with pytest.raises(InputError) as refused:
+                explain(shown, sentence, None, None, request=SimpleNamespace(session_hash=session))
+            assert refused.value.text.key == key
+        with pytest.raises(InputError) as refused:  # nothing on screen yet
+            explain(None, 1, None, None, request=SimpleNamespace(session_hash="why-mine"))
+        assert refused.value.text.key == "error.tune_why_first"
+    finally:
+        TUNED.forget("why-mine")
+        TUNED.forget("why-theirs")
+
+
+def test_the_why_endpoint_explains_the_caller_s_own_fine_tuned_model(app_url):
+    from gradio_client import Client
+    from gradio_client.exceptions import AppError
+
+    client = Client(app_url, verbose=False)
+    job = client.submit("encoder", TOY_TRAIN, TOY_TEST, "head", 5, 0.05, 8, 0, 2, api_name="/fine_tune")
+    *_, raw = job.result()
+    plot, notes, explained = client.predict(raw, 2, "last", "mean", api_name="/explain_tune_bert")
+    label = raw["predictions_after"][1]
+    assert explained["target"] == {"key": "note.explain.label", "values": {"label": label}}
+    assert explained["score"] == pytest.approx(raw["probabilities_after"][1][label], abs=tolerance("encoder").probability)
+    assert "ρ =" in notes and plot is not None
+    assert "Attention tab" not in notes  # the student's model is not the one the Attention tab shows
+    with pytest.raises(AppError, match="Fine-tune a model on this page first"):  # another caller has none
+        Client(app_url, verbose=False).predict(raw, 2, "last", "mean", api_name="/explain_tune_bert")

@@ -16,7 +16,7 @@ from bg_demo.figures import (
 )
 from bg_demo.figures.axes import MAP_MAX_HEIGHT, MAX_TICK_LABELS
 from bg_demo.figures.generation import probability_colour
-from bg_demo.figures.style import OKABE_ITO
+from bg_demo.figures.style import OKABE_ITO, percent
 from bg_demo.look import Look
 
 EN = Look()  # English on a wide page
@@ -29,7 +29,7 @@ def test_token_html_colours_every_token_by_probability_and_escapes():
     assert page.count('class="bg-token"') == 6
     assert probability_legend_html(EN).count('class="bg-token"') == 5
     for token in result.generated[0]:
-        assert f"rank {token.rank} · p = {token.score:.2%}" in page
+        assert f"rank {token.rank} · p = {percent(token.score)}" in page  # never "0.0%" for a token it gives
         assert probability_colour(token.score) in page
 
 

@@ -2,9 +2,10 @@
 by step by the app's own link handler (`links.Links.on_query`) and its bar's Previous and Next."""
 
 import hashlib
+import json
 import zlib
 from base64 import urlsafe_b64encode
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 import gradio as gr
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from bg_demo import text
 from bg_demo.errors import InputError
 from bg_demo.look import Look
-from bg_demo.ui import common, lesson
+from bg_demo.ui import common, finetune_tab, lesson
 from bg_demo.ui.gradio_compat import listeners
 from bg_demo.ui.links import LANG_ASKED, convert
 from bg_demo.ui.page import Shown
@@ -132,6 +133,85 @@ def test_the_guided_path_visits_the_fine_tuned_tasks_and_ends_on_fine_tune_or_pr
         for name, raw in dict(parse_qsl(query)).items():
             if name != "tab":
                 assert _value(by[page.fields[name]]) == convert(page.fields[name], raw)
+
+
+@pytest.mark.parametrize("lang", ["ko", "ja"])
+def test_the_guided_path_in_korean_and_japanese_reads_that_language_on_its_models_and_says_so(app, lang):
+    """Each step of a Korean or Japanese path gives its own language's sentence and model (multilingual BERT, KoGPT2
+    or rinna's GPT-2), which its note names; a step whose only model reads English keeps its English sentence and
+    its note says why; the last step fills the built-in task in the page's language."""
+    links, _ = app
+    gpt = {"ko": "skt/kogpt2-base-v2", "ja": "rinna/japanese-gpt2-small"}[lang]
+    steps, english = lesson.guided(lang), lesson.guided()
+    assert [dict(parse_qsl(q))["tab"] for q, _ in steps] == [dict(parse_qsl(q))["tab"] for q, _ in english]
+    script = {"ko": "\uac00", "ja": "\u3041"}[lang]  # the first syllable / kana: a sentence in the language
+    for k, ((query, note), (english_query, _)) in enumerate(zip(steps, english), start=1):
+        params = dict(parse_qsl(query))
+        words = lesson.note_words(note, lang)
+        if note["english_only"]:  # sentiment, entities, answers: English-only models, so English sentences
+            assert query == english_query and text.t("lesson.english_only", lang) in words
+            continue
+        models = [params[name] for name in lesson.MODEL_FIELDS if name in params] or note["models"]
+        assert models and set(models) <= {"google-bert/bert-base-multilingual-cased", gpt}, (k, models)
+        assert all(model.rpartition("/")[2] in words for model in models), words
+        typed = [value for name, value in params.items() if name in ("text", "first", "prompt")]
+        assert all(any(script <= ch for ch in value) for value in typed) and (typed or k == len(steps)), params
+        updates = links.on_query(f"?lesson=guided&step={k}&{LANG_ASKED}={lang}")
+        by, runs = _opened(links, updates[: -len(links.bar.outputs())])
+        page = links.pages[params["tab"]]
+        assert page.runs[0] in runs, params["tab"]
+        for name in params.keys() - {"tab"}:
+            assert _value(by[page.fields[name]]) == convert(page.fields[name], params[name])
+    # the last step: GPT-2 prompted on the built-in task in the page's language (its tables, template and model)
+    page = links.pages["prompt_gpt"]
+    by, _ = _opened(links, links.on_query(f"?lesson=guided&step={len(steps)}&{LANG_ASKED}={lang}")[
+        : -len(links.bar.outputs())])
+    task = finetune_tab.built_in("sentiment", lang)
+    assert by[page.fields["train"]] == {"headers": text.t("ft.data_headers", lang).split("|"), "data": task["train"]}
+    assert by[page.fields["test"]]["data"] == task["test"]
+    assert _value(by[page.fields["template"]]) == task["decoder"]["template"]
+    assert _value(by[page.fields["model"]]) == gpt
+    assert lesson.note_words(english[0][1], "en") == text.t("start.step.1").split(" · ", 1)[1]  # English: as it was
+
+
+def test_a_link_to_a_fine_tune_page_fills_the_task_in_its_language_where_it_gives_none(app):
+    links, _ = app
+    page = links.pages["prompt_bert"]
+    for lang in text.LANGS:
+        by, _ = _opened(links, links.on_query(f"?tab=prompt_bert&run=1&{LANG_ASKED}={lang}")[
+            : -len(links.bar.outputs())])
+        task, models = finetune_tab.built_in("sentiment", lang), finetune_tab.built_in_models(lang)
+        assert by[page.fields["train"]]["data"] == task["train"], lang
+        assert _value(by[page.fields["template"]]) == task["encoder"]["template"]
+        assert _value(by[page.fields["model"]]) == models["encoder"]
+    rows = [["mine", "a"], ["yours", "b"]]  # what a link gives is what it opens with
+    by, _ = _opened(links, links.on_query(f"?tab=prompt_bert&train={quote(json.dumps(rows))}&{LANG_ASKED}=ko")[
+        : -len(links.bar.outputs())])
+    assert _value(by[page.fields["train"]]) == rows
+    assert by[page.fields["test"]]["data"] == finetune_tab.built_in("sentiment", "ko")["test"]
+
+
+def test_a_change_of_language_gives_the_fine_tune_page_its_task_in_that_language_and_keeps_what_a_student_wrote():
+    english = finetune_tab.load("sentiment", "en")
+    sent = [{"headers": ["sentence", "label"], "data": english[0]}, {"headers": ["sentence", "label"],
+                                                                      "data": [["my own", "x"], ["rows", "y"]]},
+            *english[2:]]
+    found = finetune_tab.follow("ko", "sentiment", *sent)
+    korean = finetune_tab.load("sentiment", "ko")
+    assert found[0] == {"headers": text.t("ft.data_headers", "ko").split("|"), "data": korean[0]}
+    assert found[1]["data"] == [["my own", "x"], ["rows", "y"]]  # a student's rows stay, their headers in Korean
+    assert found[2:] == list(korean[2:])  # the template, label words and models, untouched by the student
+    edited = finetune_tab.follow("ja", "sentiment", *sent[:2], "Review: {text}!", *sent[3:])
+    assert edited[2] == "Review: {text}!" and edited[3] == finetune_tab.load("sentiment", "ja")[3]
+    # not on the page yet: values only (a skip or a component would leave the tab's first opening empty)
+    assert finetune_tab.follow("ko", "sentiment", *[None] * 8)[2:] == list(korean[2:])
+
+
+def test_the_add_a_row_button_gives_a_table_one_empty_row_with_its_headers_in_the_page_s_language():
+    rows = [["fine", "a"], ["bad", "b"]]
+    found = finetune_tab.add_row(rows, "ja")
+    assert found == {"headers": text.t("ft.data_headers", "ja").split("|"), "data": [*rows, ["", ""]]}
+    assert finetune_tab.add_row(None, "en")["data"] == [["", ""]]
 
 
 def _noise(seed: int) -> str:

@@ -35,9 +35,12 @@ _RECORD = """((GRADIO) => {
   }).observe(document, {subtree: true, attributes: true, attributeFilter: ["class"]});  // no <html> yet
 })(%s);""" % json.dumps(MARKUP)
 
-# where the step's first output is, where the bar is, and how far the page scrolls sideways
+# where the step's first output is (not a field the step fills in: Gradio's client gives an event's inputs a status
+# too, as view.js knows), where the bar is, and how far the page scrolls sideways
 _WHERE = """() => {
-  const first = window.__busy.find((block) => block.isConnected && block.getClientRects().length);  // shown
+  const control = (block) => [...block.querySelectorAll("input:not([disabled]):not([type=hidden]), " +
+    "textarea:not([disabled]):not([readonly]), select:not([disabled])")].some((field) => field.getClientRects().length);
+  const first = window.__busy.find((block) => block.isConnected && block.getClientRects().length && !control(block));
   const bar = document.querySelector(".bg-lesson").getBoundingClientRect();
   const next = document.querySelector(".bg-lesson-next").getBoundingClientRect();
   return {top: first ? first.getBoundingClientRect().top : null, height: window.innerHeight, bar: bar.top,
@@ -79,17 +82,26 @@ def _page(browser, size, lang="en"):
     return page
 
 
-def test_every_guided_step_lands_with_its_result_and_next_on_the_first_screen(browser, app_url, size):
-    page = _page(browser, size)
-    steps = lesson.guided()
-    page.goto(f"{app_url}?lesson=guided&step=1")
+# the error boxes the page shows (the app's own, beside each output, and the lesson bar's): none on a guided step
+_ERRORS = """() => [...document.querySelectorAll(".bg-error")].filter((box) => box.getClientRects().length
+  && box.textContent.trim()).map((box) => box.textContent.trim().slice(0, 200))"""
+
+
+@pytest.mark.parametrize("lang", text.LANGS)
+def test_every_guided_step_lands_with_its_result_and_next_on_the_first_screen(browser, app_url, size, lang):
+    """All twelve steps in each language (a Korean or Japanese path reads its language on its own models) at each
+    size: the result on the first screen, Next on screen, no error box, nothing sideways."""
+    page = _page(browser, size, lang)
+    steps = lesson.guided(lang)
+    page.goto(f"{app_url}?lesson=guided&step=1" + ("" if lang == text.DEFAULT else f"&lang={lang}"))
     for k in range(1, len(steps) + 1):
-        expect(page.locator(WHERE)).to_contain_text(f"Step {k} of {len(steps)}")
+        expect(page.locator(WHERE)).to_contain_text(text.t("lesson.step", lang, k=k, n=len(steps)))
         _idle(page)
         where = _settled(page)
         tab = dict(p.split("=", 1) for p in steps[k - 1][0].split("&"))["tab"]
+        assert page.evaluate(_ERRORS) == [], f"step {k} ({tab}) in {lang} at {size}"
         assert where["top"] is not None, f"step {k} ({tab}): no output ran"
-        assert 0 <= where["top"] <= where["bar"] - ROOM, f"step {k} ({tab}) at {size}: result at {where}"
+        assert 0 <= where["top"] <= where["bar"] - ROOM, f"step {k} ({tab}) in {lang} at {size}: result at {where}"
         top, bottom, left, right = where["next"]
         assert 0 <= top and bottom <= where["height"] and 0 <= left and right <= where["width"], where
         assert where["sideways"] <= 0, f"step {k} ({tab}) at {size} scrolls sideways by {where['sideways']} px"
@@ -175,3 +187,47 @@ def test_a_teachers_lesson_made_from_their_links_opens_in_their_language_step_by
             student.evaluate("window.__busy = []")
             student.locator(".bg-lesson-next").click()
     student.close()
+
+
+# the block at the top of the screen (the first that starts on it, not an examples table: one per language) and where
+# it is; the app keeps the same one there
+_TOP = """() => {
+  const on = [...document.querySelectorAll(%s)].filter((b) => !b.closest(".bg-lesson, .bg-examples")
+    && !b.querySelector(%s)
+    && b.getClientRects().length && b.getBoundingClientRect().bottom > 8);
+  const block = on.find((b) => b.getBoundingClientRect().top >= 0) || on[0];
+  window.__top = block;
+  return Math.round(block.getBoundingClientRect().top);
+}""" % (json.dumps(MARKUP["block"]), json.dumps(MARKUP["block"]))
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_language_switch_mid_lesson_keeps_the_reader_s_place_and_a_step_loading_is_worded_in_the_new_language(
+        browser, app_url, size):
+    """A reader who scrolls up to the switch is taken back to the result they were reading, which stays where it
+    was while the page is worded again; a step asked for just before a switch arrives with its bar in the new
+    language."""
+    page = _page(browser, size)
+    page.goto(f"{app_url}?lesson=guided&step=2")
+    expect(page.locator(WHERE)).to_contain_text("Step 2 of 12")
+    _idle(page)
+    _settled(page)
+    assert page.evaluate("() => window.scrollY") > 0  # the step's result was led into view
+    before = page.evaluate(_TOP)
+    page.mouse.wheel(0, -5000)  # up to the switch, as a reader goes
+    page.wait_for_function("() => window.scrollY === 0")
+    page.wait_for_timeout(400)  # the app reads where the reader was once the scrolling stops
+    page.locator("#bg-language input[value=ja]").click()
+    expect(page.locator(WHERE)).to_contain_text("ステップ 2 / 12")
+    _settled(page)
+    assert page.evaluate("() => window.__top.isConnected && window.scrollY > 0")
+    assert abs(page.evaluate("() => window.__top.getBoundingClientRect().top") - before) <= 2
+    # Next, then the switch before the step has landed: its bar ends in the language switched to
+    page.evaluate("window.__busy = []")
+    page.locator(".bg-lesson-next").click()
+    page.locator("#bg-language input[value=ko]").click()
+    expect(page.locator(WHERE)).to_contain_text("12단계 중 3단계")
+    _idle(page)
+    _settled(page)
+    expect(page.locator(WHERE)).to_contain_text("12단계 중 3단계")
+    page.close()

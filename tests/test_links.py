@@ -324,13 +324,13 @@ def test_a_link_to_the_decoder_shows_the_decoders_checkpoint_in_the_picker(conte
     page.goto(f"{app_url}?tab=attention&text=The+cat+sat.&role=decoder&run=1")
     expect(_visible(page, "text=read 4 tokens")).to_have_count(1, timeout=30_000)  # GPT-2 ran: no [CLS], [SEP]
     picker = _visible(page, "role=combobox[name='Checkpoint (which weights)']").first
-    expect(picker).to_have_value("📁 decoder")
+    expect(picker).to_have_value("📁 tiny-random/gpt2")  # the role's model, by the name its folder gives
     picker.click()
     expect(_visible(page, "role=option").filter(has_text="distilgpt2")).to_have_count(1)
     expect(_visible(page, "role=option").filter(has_text="bert-large")).to_have_count(0)
     page.keyboard.press("Escape")
     page.get_by_role("radio", name="BERT (encoder: reads both ways)").check()  # the role switched: its default
-    expect(picker).to_have_value("📁 encoder")
+    expect(picker).to_have_value("📁 tiny-random/bert-base-uncased")
 
 
 def test_a_next_token_link_restores_the_steps_taken(context, app_url):

@@ -7,12 +7,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import json
+import subprocess
+import sys
+import time
 import types
 
 import httpx
 import pytest
 from mcp import ClientSession
+from mcp import types as types_
 from mcp.client.streamable_http import streamable_http_client
 
 from bg_demo import backend, config, text, tutor
@@ -88,6 +93,59 @@ def test_each_tool_says_what_it_does_each_argument_and_what_it_returns(listed):
                                                                                "top_k", "top_p"]
     assert "client" not in listed["generate"].inputSchema["properties"]  # the server's own argument
     assert listed["attention_summary"].inputSchema["properties"]["role"]["enum"] == ["encoder", "decoder"]
+
+
+def args_of(fn) -> dict[str, str]:
+    """{argument: description} of a tool's docstring, one `name: description` line each under "Args:"; a line
+    that names no argument (a description cut by a line break inside it) as {"?": line}."""
+    lines = [line.strip() for line in inspect.getdoc(fn).splitlines()]
+    start, end = lines.index("Args:") + 1, lines.index("Returns:")
+    found = {}
+    for line in filter(None, lines[start:end]):
+        name, _, description = line.partition(": ")
+        found[name if name in inspect.signature(fn).parameters else "?"] = description or line
+    return found
+
+
+def test_every_argument_s_whole_description_reaches_the_listed_schema(listed):
+    """Gradio reads a tool's docstring a line at a time, so a line break inside an argument's description (a "\\n"
+    in an example, which Python makes a real one) would cut it there."""
+    for fn in tutor.TOOLS:
+        described = args_of(fn)
+        assert "?" not in described, (fn.__name__, described.get("?"))
+        properties = listed[fn.__name__].inputSchema["properties"]
+        assert {name: schema["description"] for name, schema in properties.items()} == described, fn.__name__
+    template = listed["prompt_task"].inputSchema["properties"]["template"]["description"]
+    assert 'Review: {text}\\nSentiment:"' in template and template.endswith("at most 300 characters).")
+
+
+MODEL_ARGUMENTS = {"compare": {"encoder": "encoder", "decoder": "decoder"}}  # argument -> role, where not `model`
+
+
+def test_the_prompt_and_each_model_argument_name_the_models_for_korean_and_japanese_text(listed, app_url):
+    """A tutor teaching in Korean or Japanese, or reading such text, learns which model to pass for each tool, and
+    that the sentiment, entity and answer models read English only (whose results on such text are no success)."""
+    wanted = {lang: {config.model_for(role, lang) for role in ("encoder", "decoder")} for lang in ("ko", "ja")}
+    assert wanted == {"ko": {"google-bert/bert-base-multilingual-cased", "skt/kogpt2-base-v2"},
+                      "ja": {"google-bert/bert-base-multilingual-cased", "rinna/japanese-gpt2-small"}}
+
+    async def go():
+        async with session(app_url) as opened:
+            return {lang: (await opened.get_prompt(tutor_tools.PROMPT, {"language": lang})).messages[0].content.text
+                    for lang in text.LANGS}
+
+    for lang, words in asyncio.run(go()).items():
+        assert all(model in words for models in wanted.values() for model in models), lang
+        assert "warning" in words and "use_model" in words, lang
+    for name, tool in listed.items():
+        arguments = MODEL_ARGUMENTS.get(name, {"model": None})
+        for argument, role in arguments.items():
+            described = tool.inputSchema["properties"][argument]["description"]
+            roles = [role] if role else [r for r in tutor.TOOL_ROLES[name] if r in ("encoder", "decoder")]
+            for lang in ("ko", "ja"):
+                assert all(config.model_for(r, lang) in described for r in roles), (name, argument, lang)
+            if set(tutor.TOOL_ROLES[name]) & {"sentiment", "ner", "qa"}:
+                assert "English" in described and "only" in described, name
 
 
 # --- each call equals the backend's -----------------------------------------------------------------------------------
@@ -237,9 +295,41 @@ def test_every_bad_input_to_a_tool_s_endpoint_gets_a_worded_message(served, tiny
     battery_is_worded(url, endpoints, every["/generate"], tiny_dir)
 
 
-def test_a_value_of_the_wrong_type_is_refused_before_the_tool_runs(app_url):
-    answer = call(app_url, "fill_mask", {"text": "A [MASK].", "top_k": "five"})
-    assert answer.isError and "top_k" in answer.content[0].text or "'five'" in answer.content[0].text
+ARGUMENT_ERRORS = [  # (tool, arguments, the key that words the refusal, its values)
+    ("fill_mask", {"text": "A [MASK].", "top_k": "five"},
+     "error.tool_argument_type", {"argument": "top_k", "expected": "integer", "got": "'five'"}),
+    ("fill_mask", {"text": "A [MASK].", "top_k": 2.5},
+     "error.tool_argument_type", {"argument": "top_k", "expected": "integer", "got": "2.5"}),
+    ("classify", {"text": None}, "error.tool_argument_type", {"argument": "text", "expected": "string", "got": "None"}),
+    ("fill_mask", {"top_k": 3}, "error.tool_argument_missing", {"argument": "text", "expected": "string"}),
+    ("fill_mask", {"text": "A [MASK].", "topk": 3},
+     "error.tool_argument_unknown", {"argument": "topk", "arguments": "text, top_k, model"}),
+    ("generate", {"prompt": "Hi", "strategy": "random"}, "error.tool_argument_type",
+     {"argument": "strategy", "expected": '"greedy" | "beam" | "temperature" | "top_k" | "top_p"', "got": "'random'"}),
+    ("attention_summary", {"text": "A cat.", "layer": "last"},
+     "error.tool_argument_type", {"argument": "layer", "expected": "null | integer", "got": "'last'"}),
+    ("prompt_task", {"train": [["A fine film.", 1]], "test": [], "template": "{text}", "label_words": "a, b"},
+     "error.tool_argument_type", {"argument": "train", "expected": "[[string]]", "got": "[['A fine film.', 1]]"}),
+]
+
+
+@pytest.mark.parametrize("lang", text.LANGS)
+def test_an_argument_the_tool_s_schema_refuses_is_named_in_the_caller_s_language(app_url, lang):
+    """Gradio's MCP server and the MCP SDK refuse a missing argument, an unknown one or a value of another type before
+    the tool runs, in English and often without the argument's name ("'five' is not of type 'integer'"): the guard
+    refuses them first, naming the argument, in the language the request asks for, as the tools word theirs."""
+    async def go():
+        async with session(app_url, **{"Accept-Language": f"{lang}-XX,{lang};q=0.9"}) as opened:
+            return [await opened.call_tool(tool, arguments) for tool, arguments, _, _ in ARGUMENT_ERRORS]
+
+    for answer, (tool, _, key, values) in zip(asyncio.run(go()), ARGUMENT_ERRORS):
+        assert answer.isError and answer.content[0].text == text.t(key, lang, tool=tool, **values), tool
+        assert f"`{values['argument']}`" in answer.content[0].text
+    # a value out of range is the tool's own to refuse, as the page it mirrors does, in the same language
+    out_of_range = call(app_url, "generate", {"prompt": "Hi", "max_new_tokens": 999}, **{"Accept-Language": lang})
+    assert out_of_range.isError and out_of_range.content[0].text == text.t(
+        "error.out_of_range", lang, what=text.Text("field.New tokens"), low=1, high=config.LIMITS.max_new_tokens,
+        got="999")
 
 
 # --- the prompt and the resources -------------------------------------------------------------------------------------
@@ -279,6 +369,63 @@ def test_the_glossary_and_the_model_catalogue_are_listed_and_read(app_url):
     assert list(catalogue) == list(config.ROLES)
     assert [m["id"] for m in catalogue["decoder"]["allowed"]] == list(config.ALLOWED_MODELS["decoder"])
     assert "generate" in catalogue["decoder"]["tools"] and "fill_mask" in catalogue["encoder"]["tools"]
+    assert {m["short"]: m["id"] for m in catalogue["decoder"]["allowed"]}["gpt2"] == "openai-community/gpt2"
+    assert catalogue["decoder"]["for_text"] == {"en": "openai-community/gpt2", "ko": "skt/kogpt2-base-v2",
+                                                "ja": "rinna/japanese-gpt2-small"}
+    assert catalogue["sentiment"]["for_text"]["ko"] is None  # no sentiment model reads Korean
+
+
+# --- models by their short names, and text they do not read --------------------------------------------------------
+
+
+def test_a_model_is_taken_by_its_short_name_and_reported_by_its_hub_id(app_url):
+    """`bert-base-multilingual-cased`, `kogpt2-base-v2`, `gpt2`: the part after the org (for the older models also
+    their un-namespaced Hub name) names the allowed model, over MCP and through the API alike."""
+    for tool, arguments, full in (
+            ("fill_mask", {"text": "서울은 [MASK]의 수도이다.", "model": "bert-base-multilingual-cased"},
+             "google-bert/bert-base-multilingual-cased"),
+            ("next_token", {"text": "옛날 옛적에", "model": "kogpt2-base-v2"}, "skt/kogpt2-base-v2"),
+            ("logit_lens", {"text": "The cat", "model": "gpt2"}, "openai-community/gpt2"),
+            ("prompt_task", {**tutor.EXAMPLES["prompt_task"], "model": "gpt2"}, "openai-community/gpt2")):
+        assert result_of(app_url, tool, arguments)["model"] == full, tool
+    refused = call(app_url, "fill_mask", {"text": "A [MASK].", "model": "bert-base"})
+    assert refused.isError and refused.content[0].text == text.t(
+        "error.not_offered", "en", model="bert-base", role="encoder", choices=", ".join(config.ALLOWED_MODELS["encoder"]))
+    # a page's own endpoint, as an API script calls it
+    from gradio_client import Client
+
+    *_, raw = Client(app_url, verbose=False).predict(text="The cat sat on the [MASK].", top_k=2,
+                                                     model="bert-base-uncased", api_name="/fill_mask")
+    assert raw["model_id"] == "google-bert/bert-base-uncased"
+
+
+WARNINGS = [  # (tool, arguments, the role whose model reads it, the text's language, the model to pass instead)
+    ("fill_mask", {"text": "서울은 한국의 [MASK]이다."}, "encoder", "ko", "google-bert/bert-base-multilingual-cased"),
+    ("classify", {"text": "정말 재미있는 영화였다."}, "sentiment", "ko", None),
+    ("entities", {"text": "東京はにぎやかな都市です。"}, "ner", "ja", None),
+    ("answer", {"question": "에이다는 어디서 일했나?", "context": "에이다는 런던에서 일했다."}, "qa", "ko", None),
+    ("generate", {"prompt": "むかしむかし", "max_new_tokens": 3}, "decoder", "ja", "rinna/japanese-gpt2-small"),
+    ("next_token", {"text": "옛날 옛적에", "model": "rinna/japanese-gpt2-small"}, "decoder", "ko",
+     "skt/kogpt2-base-v2"),
+]
+
+
+def test_a_result_read_from_text_its_model_does_not_read_says_so_and_names_the_model_to_pass(app_url):
+    """Korean or Japanese text on a model that reads English only (or the other language) comes back with a warning
+    an assistant can act on, as data: no tutor reports bert-base-uncased's jamo fragments as BERT reading Korean."""
+    for tool, arguments, role, lang, instead in WARNINGS:
+        got = result_of(app_url, tool, arguments)
+        reads = "ja" if "rinna" in got["model"] else "en"
+        assert got["warning"] == {"code": "model_reads_other_language", "text_language": lang, "model_language": reads,
+                                  "use_model": instead}, tool
+        assert config.model_for(role, lang) == instead
+    # the model that reads the text, English text on an English model: no warning
+    for tool, arguments in (("fill_mask", {"text": "서울은 한국의 [MASK]이다.", "model": "bert-base-multilingual-cased"}),
+                            ("next_token", {"text": "옛날 옛적에", "model": "skt/kogpt2-base-v2"}),
+                            ("classify", tutor.EXAMPLES["classify"])):
+        assert "warning" not in result_of(app_url, tool, arguments), tool
+    both = result_of(app_url, "compare", {"text": "東京は大きい。", "encoder": "bert-base-multilingual-cased"})
+    assert "warning" not in both["encoder"] and both["decoder"]["warning"]["use_model"] == "rinna/japanese-gpt2-small"
 
 
 # --- an assistant's share -----------------------------------------------------------------------------------------
@@ -342,6 +489,147 @@ def test_an_assistant_is_a_session_of_its_own_in_the_fair_order():
     # a stamp without the server's secret is not believed: the request is its own session, from its own address
     forged = event("forger", "guess mcp:a 198.51.100.1", host="192.0.2.4")
     assert serving.owner("forger", forged.request) == ("forger", "192.0.2.4")
+
+
+# --- a call its assistant gives up on ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def slow_decoding(monkeypatch):
+    """Each decoding step takes 0.1 s longer: a 256-token generation runs for 26 s (its 30-s limit aside), long
+    after a cancelled one has left."""
+    import time
+
+    from bg_demo.backend.generation import engine
+
+    step = engine.DecodingEngine._step
+    monkeypatch.setattr(engine.DecodingEngine, "_step", lambda self: (time.sleep(0.1), step(self)))
+
+
+@pytest.fixture
+def submitted(monkeypatch):
+    """The handle of every generation a tool call submits."""
+    handles = []
+    real = backend.submit_generation
+
+    def recorded(*args, **kwargs):
+        handles.append(handle := real(*args, **kwargs))
+        return handle
+
+    monkeypatch.setattr(backend, "submit_generation", recorded)
+    return handles
+
+
+def until(condition, seconds: float = 15.0) -> None:
+    """Wait for `condition()` (the deadline only ends a wait that would never end: the cancelled generations' own end
+    comes later)."""
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert condition()
+
+
+# an assistant that goes away with its calls running: its process ends, and the system closes its connections (a
+# process of its own, as an assistant is: on ZeroGPU the app forks a worker per generation, and a client in the app's
+# process would leave its connections open in every fork)
+GOING_AWAY = """
+import asyncio, json, sys
+import httpx
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+async def calls(url, token, n, arguments):
+    async with httpx.AsyncClient(headers={"Authorization": token}, timeout=120) as http, \\
+            streamable_http_client(url, http_client=http) as (read, write, _), ClientSession(read, write) as opened:
+        await opened.initialize()
+        await asyncio.gather(*(opened.call_tool("generate", arguments) for _ in range(n)))
+
+asyncio.run(calls(sys.argv[1], sys.argv[2], int(sys.argv[3]), json.loads(sys.argv[4])))
+"""
+
+
+@pytest.mark.parametrize("how", ["closed", "cancelled"])
+def test_calls_their_assistant_gave_up_on_end_on_the_server_and_free_its_share(served, slow_decoding, in_flight,
+                                                                               submitted, how):
+    """An assistant that goes away with its calls running (`closed`: its connections close), or sends MCP's
+    notifications/cancelled for them (`cancelled`), gets its whole share back: its generations leave the decoding
+    engine and the queue, and its next call runs instead of waiting behind them or being refused as one too many."""
+    demo, app_url = served
+    limit, token = serving.EVENTS_PER_SESSION, f"Bearer gives-up-{how}"
+    long = {"prompt": "Once upon a time", "strategy": "temperature", "max_new_tokens": config.LIMITS.max_new_tokens}
+
+    def running() -> bool:
+        return len(submitted) == limit and in_flight() == limit
+
+    def callers(requests) -> set:
+        assert len(requests) == limit
+        return {caller for caller, _ in requests}
+
+    async def cancelled():
+        async with session(app_url, Authorization=token) as opened:
+            calls = [asyncio.ensure_future(opened.call_tool("generate", long)) for _ in range(limit)]
+            await asyncio.to_thread(until, running)
+            requests = serving.MCP_CALLS.open_requests()
+            for _, request_id in requests:
+                await opened.send_notification(types_.ClientNotification(types_.CancelledNotification(
+                    params=types_.CancelledNotificationParams(requestId=request_id))))
+            return callers(requests), await asyncio.gather(*calls)
+
+    if how == "closed":
+        going = subprocess.Popen([sys.executable, "-c", GOING_AWAY, f"{app_url}gradio_api/mcp/", token, str(limit),
+                                  json.dumps(long)])
+        try:
+            until(running)
+            who, answers = callers(serving.MCP_CALLS.open_requests()), []
+        finally:
+            going.kill()
+            going.wait()
+    else:
+        who, answers = asyncio.run(cancelled())
+    assert [answer.content[0].text for answer in answers] == [text.t("error.call_given_up", "en")] * len(answers)
+    until(lambda: in_flight() == 0 and all(handle.ended for handle in submitted)
+          and not serving.MCP_CALLS.open_requests()
+          and not [event for event in gradio_compat.queued(demo) if serving.owner(*event)[0] in who])
+    assert all(handle.cancelled.is_set() for handle in submitted)
+    small = call(app_url, "generate", {"prompt": "Once", "max_new_tokens": 2}, Authorization=token)
+    assert not small.isError and len(json.loads(small.content[0].text)["tokens"]) == 2
+
+
+def test_a_call_given_up_on_is_stopped_if_it_runs_and_never_run_if_it_waits():
+    calls, stopped = serving.McpCalls(), []
+    waiting, running, done = (calls.open("mcp:a", n) for n in (1, 2, 3))
+    calls.start(running, lambda: stopped.append("running"))
+    calls.start(done, lambda: stopped.append("done"))
+    calls.finish(done)
+    for ticket in (waiting, running, done):
+        calls.close(ticket)
+    assert stopped == ["running"]  # a tool that has ended is not stopped after it
+    with pytest.raises(serving.GivenUp):
+        calls.start(waiting)  # its request went while it waited in the queue: it does not run
+    calls.start(None)  # a call made otherwise (the REST API) is none of these
+
+
+def test_a_cancel_stops_the_one_call_it_names_and_never_a_guess():
+    calls, stopped = serving.McpCalls(), []
+    mine = calls.open("mcp:a", 1)
+    calls.start(mine, lambda: stopped.append("mine"))
+    other = calls.open("mcp:b", 1)  # another caller's request with the same number
+    calls.start(other, lambda: stopped.append("other"))
+    assert calls.cancel("mcp:a", 1) and stopped == ["mine"] and calls.given_up(mine) and not calls.given_up(other)
+    twice = [calls.open("mcp:c", 7), calls.open("mcp:c", 7)]  # two sessions of one caller, each numbering its own
+    assert not calls.cancel("mcp:c", 7) and not any(calls.given_up(ticket) for ticket in twice)
+    queued = calls.open("mcp:d", 2)
+    assert calls.cancel("mcp:d", 2)
+    with pytest.raises(serving.GivenUp):
+        calls.start(queued)
+
+
+def test_only_the_server_s_own_ticket_is_believed():
+    scope = serving._stamped({"headers": [(serving.CALL_HEADER.encode(), b"guess 1234")]}, "mcp:a", "192.0.2.1", "ab12")
+    headers = {k.decode(): v.decode() for k, v in scope["headers"]}
+    assert serving.call_ticket(types.SimpleNamespace(headers=headers)) == "ab12"
+    assert serving.call_ticket(types.SimpleNamespace(headers={serving.CALL_HEADER: "guess ab12"})) is None
+    assert serving.call_ticket(None) is None
 
 
 # --- on by default, with a switch ---------------------------------------------------------------------------------

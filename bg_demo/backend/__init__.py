@@ -101,6 +101,7 @@ generate = dispatched("generate", _generation.generate, "generation", ("decoder"
 prompt_task = dispatched("prompt_task", _prompting.prompt_task, "task", _asked_model)
 fine_tune = dispatched("fine_tune", _finetune.fine_tune, "training", _asked_model, streams=True, training=_TRAINING)
 predict_tuned = dispatched("predict_tuned", _finetune.predict_tuned, "task", _tuned_model)
+explain_tuned = dispatched("explain_tuned", _finetune.explain_tuned, "explain", _tuned_model)
 explain_prompted = dispatched("explain_prompted", _prompting.explain_prompted, "explain", _asked_model)
 checkpoint_scores = dispatched("checkpoint_scores", _finetune.checkpoint_scores, "task", ("sentiment",))
 # questions to the model store: asked where the models are (a model-tier replica), in this process elsewhere
@@ -126,6 +127,7 @@ __all__ = [
     "explain_next_sentence",
     "explain_next_token",
     "explain_prompted",
+    "explain_tuned",
     "fill_mask",
     "fine_tune",
     "generate",
@@ -160,4 +162,4 @@ CALLS = MappingProxyType({call.entry.name: call.entry for call in (
     input_representation, causal_lm, logit_lens, next_token, attention, attention_summary, compare, same_word, predict_masked_both,
     model_facts, explain_fill_mask, explain_classify, explain_next_sentence, explain_entity, explain_answer,
     explain_next_token, explain_generation, explain_prompted, submit_generation, generate_stream, generate, prompt_task, fine_tune,
-    predict_tuned, checkpoint_scores, model_is_loaded, model_memory)})
+    predict_tuned, explain_tuned, checkpoint_scores, model_is_loaded, model_memory)})

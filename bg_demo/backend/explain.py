@@ -85,6 +85,7 @@ class _Target:
     positions: tuple[int, ...]
     target: Phrase
     forward: Callable = None  # (model, **inputs) -> output; the model's own forward unless a head needs less
+    model: Any = None  # the module explained (a student's own, `explain_module`); the loaded model unless given
 
 
 def _whole_model(model, **inputs):
@@ -296,6 +297,16 @@ def explain_generation(prompt: str, token_ids, layer: int | None = None, head: i
     return explain_next_token("", last, layer, head, steps, token_ids=[*context, *before], model_id=model_id)
 
 
+def explain_module(loaded, module, inputs: dict, score: Callable, positions, target: Phrase, layer: int | None = None,
+                   head: int | None = None, steps: int = IG_STEPS) -> Explanation:
+    """Explain a module of one's own that reads the loaded model's tokens (a student's fine-tuned model:
+    `finetune.explain_tuned`), as every prediction here is explained: on a twin of it (the module's tensors, hooks of
+    its own), in the loaded model's turns of the device. `module(**inputs)` gives what `score` reads; the module has
+    a transformers body as `base_model`, and `config`, `get_input_embeddings` and `set_attn_implementation` as a
+    transformers model has them."""
+    return _explain(_Target(loaded, inputs, score, tuple(positions), target, None, module), layer, head, steps)
+
+
 # --- the shared machinery ------------------------------------------------------------------------------------
 
 
@@ -313,7 +324,7 @@ def _explain(target: _Target, layer: int | None, head: int | None, steps: int) -
     run = target.forward or _whole_model
     budget = _Budget(loaded.lock, LIMITS.explain_seconds)
     with loaded.use() as (tokenizer, model):
-        twin = _twin(model, budget.share)
+        twin = _twin(model if target.model is None else target.model, budget.share)
 
         def forward(input_ids, *values):
             return target.score(run(twin, input_ids=input_ids, **dict(zip(names, values, strict=True))))

@@ -12,10 +12,13 @@ are the shared model's own tensors (no copy of them), with the trained pieces (L
 Dropout stays off (the model in eval mode) and the batches, the head and LoRA's matrices are drawn from the run's seed
 only, never torch's global generator, which other students' threads share: a run repeats exactly with its seed.
 
-Each step, and each evaluation chunk, is one turn of the device (`LoadedModel.use(background=True)`): a class's runs
-take turns with each other and step aside for the other tabs' requests. The run streams a `TuneResult` after every
-step through a `Handle`; a cancelled run (Stop) ends at its next step and keeps what it learnt: the final result
-holds the learnt weights as arrays (`Tuned`), which cross by pickle, so `predict_tuned` can apply them again anywhere.
+Each part of a step, and each evaluation chunk, is one turn of the device (`LoadedModel.use(background=True)`): a
+class's runs take turns with each other and step aside for the other tabs' requests. The run streams a `TuneResult`
+after every step through a `Handle`. A cancelled run (Stop) ends at the next boundary between two parts of its work
+(a part of a step, an evaluation chunk, the wait for a turn): a step not finished is not taken, an evaluation under
+way is dropped. It keeps what it learnt: the final result holds the test accuracy then (the test sentences only, read
+in the student's own turns: the student is waiting for it) and the learnt weights as arrays (`Tuned`), which cross
+by pickle, so `predict_tuned` and `explain_tuned` can apply them again anywhere.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
-import gc
+import functools
 import math
 import threading
 import time
@@ -116,6 +119,8 @@ class TuneResult(Result):
     stopped: bool = False  # ended early (Stop): `accuracy_after` is what was learnt by then
     tuned_bytes: int = 0  # the learnt weights' size, once done
     tuned: Tuned | None = dataclasses.field(default=None, repr=False)  # the learnt weights, once done
+    # Stop was pressed once the run had taken its last step (the page marks it): the result is the whole run's
+    stop_after_end: bool = False
 
     def to_dict(self) -> dict:
         found = super().to_dict()
@@ -204,13 +209,40 @@ LAYERS_AT_ONCE = 4
 _LAYERS = threading.BoundedSemaphore(LAYERS_AT_ONCE)
 
 
+class _Stopped(Exception):  # noqa: N818 - a signal, not an error
+    """Stop (or the run's time) met between two parts of a run's work: the part under way was the last."""
+
+
+def _stopper(handle: Handle, deadline: float = math.inf):
+    """The check a run makes between two parts of its work: raises `_Stopped` once cancelled or past `deadline`."""
+
+    def check() -> None:
+        if handle.cancelled.is_set() or time.perf_counter() > deadline:
+            raise _Stopped
+
+    return check
+
+
 def _run(handle: Handle, loaded, settings: Settings, task) -> None:
     try:
-        with _LAYERS if settings.method == "layers" else contextlib.nullcontext():
+        with _slot(handle) if settings.method == "layers" else contextlib.nullcontext():
             for update in _steps(handle, loaded, settings, task):
                 handle.put(update)
     except BaseException as error:  # noqa: BLE001 - the consumer raises it
         handle.put(error)
+
+
+@contextlib.contextmanager
+def _slot(handle: Handle):
+    """One of the `LAYERS_AT_ONCE` places of runs training last layers, waited for as long as the run is not stopped
+    (Stop meanwhile: the run ends before its first step)."""
+    while not _LAYERS.acquire(timeout=0.05):
+        if handle.cancelled.is_set():
+            raise InputError("error.tune_stopped_early")
+    try:
+        yield
+    finally:
+        _LAYERS.release()
 
 
 def _steps(handle: Handle, loaded, s: Settings, task):
@@ -222,7 +254,11 @@ def _steps(handle: Handle, loaded, s: Settings, task):
     train_y, test_y = torch.tensor(task.ids(task.train)), task.ids(task.test)
     with loaded.use(background=True):  # the copy is made from the model as calls leave it (its attention kernel)
         body = _Body(loaded, s.method, s.layers, generator)
-    before_train, before_test = _frozen(loaded, train_x), _frozen(loaded, test_x)
+    try:  # the vectors before any step, a few sentences per turn (Stop here: nothing learnt, nothing to show)
+        stop = _stopper(handle)
+        before_train, before_test = _frozen(loaded, train_x, check=stop), _frozen(loaded, test_x, check=stop)
+    except _Stopped:
+        raise InputError("error.tune_stopped_early") from None
     head = torch.nn.Linear(before_test.shape[1], len(task.labels))  # drawn on the CPU, where the generator is
     with torch.no_grad():
         head.weight.normal_(0.0, HEAD_STD, generator=generator)
@@ -247,54 +283,74 @@ def _steps(handle: Handle, loaded, s: Settings, task):
     losses, evaluations = [], []
     # a run stops itself after its time (a GPU worker's is what it asked ZeroGPU for, less its start): its result is
     # then what it learnt, marked stopped, where ZeroGPU would end the call and lose it
-    deadline = started + (TRAINING_MOST_SECONDS if placement.in_worker() else LIMITS.tune_seconds)
-    for step in range(1, s.steps + 1):
-        if handle.cancelled.is_set() or time.perf_counter() > deadline:
-            break
-        rows = next(batches)
-        optimizer.zero_grad(set_to_none=True)
-        loss = 0.0
-        # the batch's mean loss, its gradient summed over parts of a few sentences, each part one turn of the
-        # device (gradient accumulation: the same step as the whole batch at once, to float rounding), so that
-        # nobody waits behind a whole batch's backward pass
-        for part in _parts([train_x[i] for i in rows], _budget(loaded, TRAIN_TOKENS)) if s.method != "head" else [
-                range(len(rows))]:
-            if handle.cancelled.is_set():  # Stop between two parts: this step is not taken
-                break
-            with loaded.use(background=True), torch.enable_grad():
-                chosen = [rows[i] for i in part]
-                if s.method == "head":
-                    vectors = before_train[chosen].to(loaded.device)
-                else:
-                    vectors = body.vectors(_padded(loaded, [train_x[i] for i in chosen]))
-                part_loss = torch.nn.functional.cross_entropy(head(vectors.float()), train_y[chosen].to(loaded.device),
-                                                              reduction="sum") / len(rows)
-                part_loss.backward()
-                loss += float(part_loss.detach())
-        if handle.cancelled.is_set():
-            break
-        with loaded.use(background=True):
-            optimizer.step()
-        losses.append(loss)
-        if step % every == 0 or step == s.steps:
-            evaluations.append((step, *_evaluate(loaded, body, head, s.method, (before_train, before_test),
-                                                 (train_x, test_x), (train_y, test_y))))
-        yield TuneResult(**base, step=step, losses=tuple(losses), evaluations=tuple(evaluations),
-                         seconds=time.perf_counter() - started)
-    after_test = before_test if s.method == "head" else _vectors(loaded, body, test_x)
+    check = _stopper(handle, started + (TRAINING_MOST_SECONDS if placement.in_worker() else LIMITS.tune_seconds))
+    try:
+        for step in range(1, s.steps + 1):
+            check()
+            rows = next(batches)
+            optimizer.zero_grad(set_to_none=True)
+            loss = 0.0
+            # the batch's mean loss, its gradient summed over parts of a few sentences, each part one turn of the
+            # device (gradient accumulation: the same step as the whole batch at once, to float rounding), so that
+            # nobody waits behind a whole batch's backward pass; Stop between two parts: this step is not taken
+            for part in _parts([train_x[i] for i in rows], _budget(loaded, TRAIN_TOKENS)) if s.method != "head" else [
+                    range(len(rows))]:
+                check()
+                with loaded.use(background=True), torch.enable_grad():
+                    check()  # Stop while this part waited for its turn
+                    chosen = [rows[i] for i in part]
+                    if s.method == "head":
+                        vectors = before_train[chosen].to(loaded.device)
+                    else:
+                        vectors = body.vectors(_padded(loaded, [train_x[i] for i in chosen]))
+                    part_loss = torch.nn.functional.cross_entropy(head(vectors.float()),
+                                                                  train_y[chosen].to(loaded.device),
+                                                                  reduction="sum") / len(rows)
+                    part_loss.backward()
+                    loss += float(part_loss.detach())
+            check()
+            with loaded.use(background=True):
+                optimizer.step()
+            losses.append(loss)
+            if step % every == 0 or step == s.steps:  # Stop in an evaluation drops it (the step is taken)
+                evaluations.append((step, *_evaluate(loaded, body, head, s.method, (before_train, before_test),
+                                                     (train_x, test_x), (train_y, test_y), check)))
+            yield TuneResult(**base, step=step, losses=tuple(losses), evaluations=tuple(evaluations),
+                             seconds=time.perf_counter() - started)
+    except _Stopped:
+        pass
+    # what it learnt: the test sentences read once more (a student who pressed Stop waits for it: in foreground
+    # turns, as any request of theirs); a run that took every step also gets its final train accuracy, one that
+    # stopped only where it is free (a head's frozen vectors)
+    asked = handle.cancelled.is_set()
+    after_test = before_test if s.method == "head" else _vectors(loaded, body, test_x, background=not asked)
     p_after = _probabilities(head, after_test)
-    if not evaluations or evaluations[-1][0] != len(losses):
-        evaluations.append((len(losses), *_evaluate(loaded, body, head, s.method, (before_train, before_test),
-                                                    (train_x, test_x), (train_y, test_y))))
+    whole = len(losses) == s.steps
+    if (whole or s.method == "head") and (not evaluations or evaluations[-1][0] != len(losses)):
+        after_train = before_train if s.method == "head" else _vectors(loaded, body, train_x, background=not asked)
+        evaluations.append((len(losses), _accuracy(_probabilities(head, after_train), train_y),
+                            _accuracy(p_after, test_y)))
     tuned = Tuned(loaded.model_id, s.model_id, s.role, s.method, s.layers, task.labels, body.weights(head), changed)
+    _let_go(body, optimizer)
     del body, optimizer, parameters
-    if s.method != "head":  # a PEFT model's tree holds reference cycles: free its activations' memory now
-        gc.collect()
     after = dict(accuracy_after=_accuracy(p_after, test_y), probabilities_after=by_label(task.labels, p_after),
                  predictions_after=tuple(task.labels[int(i)] for i in p_after.argmax(-1)), points_after=_pca(after_test))
     yield TuneResult(**{**base, **after}, step=len(losses), losses=tuple(losses), evaluations=tuple(evaluations),
-                     seconds=time.perf_counter() - started, done=True, stopped=len(losses) < s.steps,
+                     seconds=time.perf_counter() - started, done=True, stopped=not whole,
                      tuned_bytes=tuned.nbytes, tuned=tuned)
+
+
+def _let_go(body, optimizer) -> None:
+    """Break the reference cycles that hold a run's own weights (the last layers': ~28 MB a layer at base size, with
+    AdamW's two moments as much again), so they go when the run does: AdamW's own cycle (emptied), and each module of
+    the run's copy whose `forward` is set on it, bound to it (`models.linear_layers_through_onednn`). A full
+    `gc.collect()` did it before, holding every thread of the server for ~0.8 s (575k objects in the served app),
+    the student waiting for the result among them. The shared model ("head" reads it) is left as it is."""
+    optimizer.state.clear()
+    optimizer.param_groups.clear()
+    if body.module is not body.shared.module:  # a copy: its modules are the run's own
+        for module in body.module.modules():
+            vars(module).pop("forward", None)
 
 
 def _batches(rng: np.random.Generator, n: int, size: int):
@@ -307,12 +363,12 @@ def _batches(rng: np.random.Generator, n: int, size: int):
         queue = queue[size:]
 
 
-def _evaluate(loaded, body, head, method, cached, encoded, labels) -> tuple[float, float]:
-    """(train accuracy, test accuracy) with the run's body and head as they are now."""
+def _evaluate(loaded, body, head, method, cached, encoded, labels, check=None) -> tuple[float, float]:
+    """(train accuracy, test accuracy) with the run's body and head as they are now; `check()` between two chunks."""
     found = []
     for vectors, x, y in zip(cached, encoded, labels):
         if method != "head":
-            vectors = _vectors(loaded, body, x)
+            vectors = _vectors(loaded, body, x, check=check)
         found.append(_accuracy(_probabilities(head, vectors), y))
     return tuple(found)
 
@@ -397,16 +453,23 @@ def _parts(encoded: list[list[int]], budget: int) -> list[range]:
     return parts
 
 
-def _vectors(loaded, body, encoded: list[list[int]], background: bool = True):
+def _vectors(loaded, body, encoded: list[list[int]], background: bool = True, check=None):
     """(N, H) float32 on the CPU: every sentence's vector, without gradients, a few sentences per turn (a run's
-    background turns, or a student's own request's)."""
+    background turns, or a student's own request's), `check()` before each (and once its turn has come)."""
     import torch
 
+    check = check or _nothing
     found = []
     for part in _parts(encoded, _budget(loaded, INFER_TOKENS)):
+        check()
         with loaded.use(background=background), torch.inference_mode():
+            check()
             found.append(body.vectors(_padded(loaded, [encoded[i] for i in part])).float().cpu())
     return torch.cat(found)
+
+
+def _nothing() -> None:
+    """The check of work nobody can stop (a student's own request)."""
 
 
 class _FrozenVectors:
@@ -432,16 +495,20 @@ class _FrozenVectors:
             self._found[tuple(ids)] = vector
 
 
-def _frozen(loaded, encoded: list[list[int]], background: bool = True):
-    """(N, H) float32 on the CPU: the shared model's vectors, from `_FrozenVectors` where it has them."""
+def _frozen(loaded, encoded: list[list[int]], background: bool = True, check=None):
+    """(N, H) float32 on the CPU: the shared model's vectors, from `_FrozenVectors` where it has them; `check()`
+    between two turns."""
     import torch
 
+    check = check or _nothing
     known = loaded.attached("frozen_vectors", _FrozenVectors)
     shared = _Shared(loaded)
     found: list = [None] * len(encoded)
     missing = list(range(len(encoded)))
     while missing:
+        check()
         with loaded.use(background=background), torch.inference_mode():
+            check()
             for i in missing:
                 found[i] = known.get(encoded[i])
             missing = [i for i in missing if found[i] is None]
@@ -591,6 +658,91 @@ def predict_tuned(tuned: Tuned, text: str) -> TriedResult:
     p = _probabilities(head, vectors)
     return TriedResult(loaded.model_id, tuned.method, tuned.labels, text, by_label(tuned.labels, p)[0],
                        tuned.labels[int(p[0].argmax())])
+
+
+def explain_tuned(tuned: Tuned, text: str, layer: int | None = None, head: int | None = None,
+                  steps: int | None = None):
+    """Why a learnt model (`TuneResult.tuned`) gives a sentence the label it predicts: the probability of that label,
+    with attention from the position its head reads ([CLS], or GPT-2's last token) beside integrated gradients and
+    gradient x input (`explain.Explanation`). Computed on the student's own model, rebuilt from its weights as
+    `predict_tuned` rebuilds it (the shared model is never changed, and no other model is read)."""
+    import torch
+
+    from bg_demo.backend import explain
+    from bg_demo.backend._common import Phrase
+
+    if not isinstance(tuned, Tuned):
+        raise InputError("error.tune_nothing")
+    text = require_text(text, "sentence", LIMITS.task_text_chars)
+    loaded = models.get(tuned.role, tuned.source)
+    (ids,) = _encode(loaded, [text])
+    with loaded.use():  # the copy is made from the model as calls leave it (its attention kernel)
+        model = _student(loaded, tuned)
+    inputs = {"input_ids": torch.tensor([ids], device=loaded.device)}
+    inputs["attention_mask"] = torch.ones_like(inputs["input_ids"])
+    with loaded.use(), torch.no_grad():
+        label = int(model(**inputs)[0].argmax())
+
+    def score(logits):
+        return torch.softmax(logits.float(), dim=-1)[:, label]
+
+    position = 0 if tuned.role == "encoder" else len(ids) - 1  # the vector the head reads (`_read`)
+    what = Phrase("note.explain.label", {"label": tuned.labels[label]})
+    options = {} if steps is None else {"steps": steps}
+    return explain.explain_module(loaded, model, inputs, score, (position,), what, layer, head, **options)
+
+
+def _student(loaded, tuned: Tuned):
+    """A learnt model as one module (`_student_class`): a body of its own (the shared one for "head", which is only
+    read) and its head, every weight frozen (an explanation's gradients are the input's, not the weights')."""
+    import torch
+
+    body = _Body(loaded, tuned.method, tuned.layers, torch.Generator(), tuned.weights)
+    head = torch.nn.Linear(tuned.weights["head.weight"].shape[1], len(tuned.labels)).to(loaded.device)
+    with torch.no_grad():
+        head.weight.copy_(torch.from_numpy(tuned.weights["head.weight"]))
+        head.bias.copy_(torch.from_numpy(tuned.weights["head.bias"]))
+    for p in (*body.trained, *head.parameters()):
+        p.requires_grad_(False)
+    return _student_class()(body.module, head.eval(), loaded.role)
+
+
+@functools.cache
+def _student_class():
+    """The class of a learnt model as one module, made on first use (torch is imported only where a model is)."""
+    import torch
+
+    class Student(torch.nn.Module):
+        """A body (BERT's or GPT-2's, maybe PEFT-wrapped) and a head: `forward` gives the head's logits (B, labels)
+        from the vector it reads. A transformers model where an explanation reads one: `base_model` (the body),
+        `config`, the input embeddings and the attention kernel are the body's."""
+
+        def __init__(self, body, head, role: str):
+            super().__init__()
+            self.body, self.head, self.role = body, head, role
+
+        @property
+        def base_model(self):
+            return self.body
+
+        def _transformer(self):  # the transformers model inside PEFT's wrapping, or the body itself
+            return self.body.get_base_model() if hasattr(self.body, "get_base_model") else self.body
+
+        @property
+        def config(self):
+            return self._transformer().config
+
+        def get_input_embeddings(self):
+            return self._transformer().get_input_embeddings()
+
+        def set_attn_implementation(self, name: str) -> None:
+            self._transformer().set_attn_implementation(name)
+
+        def forward(self, input_ids, attention_mask):
+            hidden = self.body(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+            return self.head(_read(self.role, hidden, attention_mask).float())
+
+    return Student
 
 
 # --- the Sentiment tab's checkpoint on the same test sentences ----------------------------------------------------

@@ -44,8 +44,11 @@ def _rows(rows, what: str) -> tuple[tuple[str, str], ...]:
             raise InputError("error.task_no_text", what=field(what), row=number)
         if not isinstance(label, str) or not label.strip():
             raise InputError("error.task_no_label", what=field(what), row=number)
-        text = require_text(text, "sentence", LIMITS.task_text_chars)
-        label = require_text(label, "label", LIMITS.label_chars)
+        try:
+            text = require_text(text, "sentence", LIMITS.task_text_chars)
+            label = require_text(label, "label", LIMITS.label_chars)
+        except InputError as exc:  # the cell's own message ("… is 412 characters long"), with where it is
+            raise InputError("error.task_cell", what=field(what), row=number, problem=exc.text) from None
         kept.append((text, label))
     if len(kept) > LIMITS.task_rows:
         raise InputError("error.task_too_many", what=field(what), n=len(kept), limit=LIMITS.task_rows)

@@ -33,7 +33,7 @@ from bg_demo.backend._common import (
 from bg_demo.backend.fill_mask import batch_mlm_logits
 from bg_demo.backend.labelled import label_words as checked_words
 from bg_demo.backend.labelled import labelled
-from bg_demo.config import ALLOWED_MODELS, LIMITS
+from bg_demo.config import ALLOWED_MODELS, LIMITS, hub_id
 from bg_demo.errors import InputError, shown
 from bg_demo.tokens import display_token, display_tokens
 
@@ -46,10 +46,11 @@ CHUNK = 8  # sequences per forward pass: each pass is one turn of the device, so
 
 
 def which_model(model) -> tuple[str, str | None]:
-    """(role, model id or None for the role's own) of `model`: an allowed encoder or decoder id, or "encoder" /
-    "decoder" for the model that role is served with."""
+    """(role, model id or None for the role's own) of `model`: an allowed encoder or decoder id (or its short name),
+    or "encoder" / "decoder" for the model that role is served with."""
     if model in (None, "", "encoder", "decoder"):
         return (model or "encoder"), None
+    model = hub_id(model)  # a short name (`gpt2`, `bert-base-uncased`) as the Hub id it names
     for role in ROLES:
         if model == models.STORE.resolve(role) or model in ALLOWED_MODELS[role]:
             return role, model

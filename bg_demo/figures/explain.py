@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from bg_demo.figures.axes import COLORBAR_ROOM, colorbar, label_depth, plot_px, token_names, token_x_axis
-from bg_demo.figures.style import OKABE_ITO, base_layout, plain, text_width, top_margin
+from bg_demo.figures.style import OKABE_ITO, base_layout, percent, plain, text_width, top_margin
 from bg_demo.look import Look
 
 ROWS = ("attention", "gradient_x_input", "integrated_gradients")  # each named by the text "fig.explain.row.<row>"
@@ -54,10 +54,10 @@ def explanation_rows(result, look: Look) -> go.Figure:
     scale = dict(below=label_depth(xaxis) / grid) if narrow else dict(len=0.8)
     head = look.t("fig.explain.mean_heads") if result.head is None else look.t("fig.explain.head_n", head=result.head)
     target = look.t(result.target.key, **result.target.values)  # the backend names what it explains as data
-    title = look.t("fig.explain.title", target=plain(target), score=f"{result.score:.1%}")
+    title = look.t("fig.explain.title", target=plain(target), score=percent(result.score))
     subtitle = look.t("fig.explain.subtitle", layer=result.layer, head=head, steps=result.steps)
     credited = int(np.argmax(raw[2])) if raw.shape[1] else 0
-    alt = look.t("fig.alt.explain", title=look.t("fig.explain.title", target=target, score=f"{result.score:.1%}"),
+    alt = look.t("fig.alt.explain", title=look.t("fig.explain.title", target=target, score=percent(result.score)),
             n=len(result.tokens), token=result.tokens[credited] if result.tokens else "")
     if cell_px < MIN_CELL_PX:
         return _wrapped(result, look, z, raw, names, rows, title, subtitle, alt)

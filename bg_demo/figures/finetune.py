@@ -72,12 +72,21 @@ def vector_map(result, look: Look) -> go.Figure:
             right = [i for i in at if predicted and predicted[i] == label]
             fig.add_trace(go.Scatter(
                 x=[points[i][0] for i in at], y=[points[i][1] for i in at], mode="markers", name=plain(label),
-                legendgroup=label, showlegend=k == 0,
+                legendgroup=label, showlegend=False,
                 marker=dict(size=11, color=[colour if i in right else "white" for i in at],
                             line=dict(color=colour, width=2)),
                 customdata=[[plain(result.texts[i]), plain(predicted[i]) if predicted else ""] for i in at],
                 hovertemplate=f"%{{customdata[0]}}<br>{look.t('fig.ft.predicted')}: %{{customdata[1]}}<extra></extra>",
             ), row=row, col=col)
+    # the legend says what a marker means, not how the first one drawn looks (a label whose first sentence was
+    # predicted wrong would show hollow beside its name): each label filled, then one hollow marker for "wrong"
+    for j, label in enumerate(result.labels):
+        colour = SERIES_COLOURS[j % len(SERIES_COLOURS)]
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=plain(label), legendgroup=label,
+                                 marker=dict(size=11, color=colour, line=dict(color=colour, width=2)),
+                                 hoverinfo="skip"), row=1, col=1)
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=look.t("fig.ft.wrong"), hoverinfo="skip",
+                             marker=dict(size=11, color="white", line=dict(color="#555555", width=2))), row=1, col=1)
     # the directions have no unit: named, without ticks
     fig.update_xaxes(showticklabels=False, zeroline=False, title_text=look.t("fig.ft.direction", n=1))
     fig.update_yaxes(showticklabels=False, zeroline=False, title_text=look.t("fig.ft.direction", n=2))

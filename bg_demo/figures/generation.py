@@ -31,6 +31,7 @@ from bg_demo.figures.style import (
     SERIES_COLOURS,
     axis_title_above,
     base_layout,
+    percent,
     plain,
     text_width,
     top_margin,
@@ -71,7 +72,7 @@ def token_probability_html(result, look: Look, sequence: int = 0) -> str:
     else:
         body = "".join(
             f'<span class="bg-token" style="background:{probability_colour(tok.score)}" '
-            f'title="{html.escape(look.t("fig.generation.token_title", rank=tok.rank, p=f"{tok.score:.2%}"))}">'
+            f'title="{html.escape(look.t("fig.generation.token_title", rank=tok.rank, p=percent(tok.score)))}">'
             f'{html.escape(tok.token)}</span>'
             for tok in result.generated[sequence]
         )

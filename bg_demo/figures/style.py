@@ -55,6 +55,15 @@ _TAG = re.compile(r"<[^>]*>")
 _UNIT = re.compile(r"&[#\w]+;|.", re.S)  # one character as plotly shows it: an entity counts as its character
 
 
+def percent(p: float) -> str:
+    """A probability as a percentage that never reads "0.0%" for one the model does give: to a tenth of a percent,
+    below that to two significant figures ("0.023%"), down to "< 0.0001%"; nothing at all is "0%"."""
+    p = float(p)
+    if p >= 0.00095 or p <= 0:
+        return f"{p:.1%}" if p > 0 else "0%"
+    return f"{p * 100:.2g}%" if p >= 1e-6 else "< 0.0001%"
+
+
 def plain(text) -> str:
     """A user's text or a model's token for a plotly label, title or hover. Plotly draws a few HTML tags
     (<b>, <i>, <br>, <span style>, <a>), so "<", ">" and "&" go in as entities, which it shows as typed."""

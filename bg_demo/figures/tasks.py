@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from bg_demo.figures.axes import percent_axis, plot_px, shorten, token_axis
-from bg_demo.figures.style import OKABE_ITO, base_layout, font_size, plain, text_width, top_margin
+from bg_demo.figures.style import OKABE_ITO, base_layout, font_size, percent, plain, text_width, top_margin
 from bg_demo.look import Look
 
 BAR_HEIGHT = 26  # px per bar: a 15-px label and the gap to the next
@@ -120,7 +120,7 @@ def bars_layout(height: int, look: Look, title: str = "", subplot_titles: int = 
 
 def guess_words(guess, look: Look) -> str:
     """A guess (anything with `token` and `score`) as the text alternatives name it: "'bank' (61.0%)"."""
-    return look.t("fig.alt.guess", token=guess.token, score=f"{guess.score:.1%}")
+    return look.t("fig.alt.guess", token=guess.token, score=percent(guess.score))
 
 
 def fill_mask_bars(result, look: Look) -> go.Figure:
@@ -146,7 +146,7 @@ def label_bars(scores: dict[str, float], look: Look, title: str = "") -> go.Figu
     ranked = sorted(scores.items(), key=lambda item: -item[1])  # best first; ties keep their order
     fig = go.Figure()
     add_probability_bars(fig, look, [label for label, _ in ranked], [score for _, score in ranked], COLOURS[0])
-    best = look.t("fig.alt.guess", token=ranked[0][0], score=f"{ranked[0][1]:.1%}") if ranked else ""
+    best = look.t("fig.alt.guess", token=ranked[0][0], score=percent(ranked[0][1])) if ranked else ""
     alt = look.t("fig.alt.labels", n=len(ranked), best=best)
     fig.update_layout(**bars_layout(bars_height(len(ranked), look, title=title), look, title, alt=alt))
     return fig

@@ -332,6 +332,8 @@ EN = {
     "link.copied": "✓ Link copied: paste it anywhere.",
     "link.ready": "✓ Link ready: copy it from the box.",
     "lesson.step": "Step {k} of {n}",
+    "lesson.english_only": "this step's model reads English only, so its sentence is English",
+    "lesson.models": "models: {models}",
     "lesson.previous": "← Previous",
     "lesson.next": "Next →",
     "lesson.title": "Your own lesson: pages in your order, in one link",
@@ -776,6 +778,7 @@ EN = {
     "ft.train": "Train: the labelled examples (fine-tuning trains on them; a few-shot prompt shows some)",
     "ft.test": "Test: held out, scored by all four",
     "ft.data_headers": "sentence|label",
+    "ft.add_row": "+ Add a row",
     "ft.prompt_bert": "BERT · prompt",
     "ft.prompt_gpt": "GPT-2 · prompt",
     "ft.tune_bert": "BERT · fine-tune",
@@ -816,6 +819,8 @@ EN = {
     "ft.wrong": "✗",
     "ft.confusion": "Confusion table: rows the true label, columns the predicted one",
     "ft.confusion_corner": "true ╲ predicted",
+    "ft.scores_headers": "sentence|true label|p(label)|predicted|",
+    "ft.confusion_headers": "true ╲ predicted|label",
     "ft.method": "What trains",
     "ft.method.head": "head only (a linear probe)",
     "ft.method.lora": "LoRA + head",
@@ -836,11 +841,19 @@ EN = {
         "table change the head, and with LoRA or the last layers some of GPT-2 too. Your model is yours alone."
     ),
     "ft.status.running": "Step {step} of {steps} · loss {loss} · {seconds:.1f} s",
+    "ft.status.stopping": "stopping…",
     "ft.status.done": (
         "**{model}** · {method} · {step} steps on {n} examples · test accuracy **{before:.0%} → {after:.0%}** · "
         "{changed} of {total} weights changed ({share})"
     ),
-    "ft.status.stopped": "Stopped after {step} of {steps} steps: what it learnt so far is kept.",
+    "ft.status.stopped": (
+        "**Stopped after {step} of {steps} steps**: test accuracy **{accuracy:.0%}** with what it learnt so far, "
+        "which is kept."
+    ),
+    "ft.status.stop_after_end": (
+        "**Stop came after the last step**: the run had already finished its {steps} steps, so this is its whole "
+        "result."
+    ),
     "ft.status.no_weights": "This run stopped in its GPU worker before its end: its learnt weights stayed there. Fine-tune again to try it on your own sentence.",
     "ft.curve": "Loss and accuracy as it trains",
     "ft.before_after": "Each test sentence before and after",
@@ -878,6 +891,7 @@ EN = {
     "fig.ft.direction": "direction {n}",
     "fig.ft.map_title": "What the head reads, in 2-D (PCA)",
     "fig.ft.map_subtitle": "colour: the true label · hollow: predicted wrong",
+    "fig.ft.wrong": "hollow: predicted wrong",
     "fig.ft.map_head": "head only: the vectors stay where they were; only the head's reading of them changed",
     "fig.alt.ft_curve": (
         "Training curve over {n} steps: the loss went from {first} to {last}; the last test accuracy was {accuracy}."
@@ -898,6 +912,7 @@ EN = {
     "field.layers": "Last layers trained",
     "error.task_rows": "The {what} must be a list of rows (sentence, label); got {got}.",
     "error.task_row": "Row {row} of the {what} must hold a sentence and a label; got {got}.",
+    "error.task_cell": "Row {row} of the {what}: {problem}",
     "error.task_no_text": "Row {row} of the {what} has a label but no sentence: type one, or clear the row.",
     "error.task_no_label": "Row {row} of the {what} has no label: type one (any short word), or clear the row.",
     "error.task_too_many": "The {what} has {n} rows; the limit is {limit}. Remove some.",
@@ -919,6 +934,8 @@ EN = {
     "error.tune_method": "Pick what trains: one of {choices}; got {got}.",
     "error.tune_stopped_early": "The run was stopped before its first step: press Fine-tune again.",
     "error.tune_nothing": "Fine-tune a model on this page first, then try it on your own sentence.",
+    "error.tune_why_first": "Fine-tune a model on this page first, then ask why it labels a test sentence as it does.",
+    "ft.why_tuned_sentence": "Which test sentence (1 = the first): why your fine-tuned model predicts its label",
     "error.checkpoint_labels": (
         "The Sentiment tab's checkpoint knows the labels {known}; this task's {labels} are not among them. Load the "
         "English sentiment task (or name the labels as the checkpoint does)."
@@ -927,6 +944,12 @@ EN = {
     # --- the AI tutor (MCP) -------------------------------------------------------------------------------------------
     "error.head_needs_layer": "A head is picked within a layer: give the layer too.",
     "error.tutor_task": "Pick what to explain: one of {choices}; got {got}.",
+    # an MCP tool call's arguments, checked against its schema before it runs: `expected` is the schema's type
+    # (string, integer, [[string]], "greedy" | "beam", …), written as the tool's schema writes it
+    "error.tool_argument_missing": "{tool} needs the argument `{argument}` ({expected}).",
+    "error.tool_argument_unknown": "{tool} takes no argument `{argument}`; its arguments are {arguments}.",
+    "error.tool_argument_type": "The argument `{argument}` of {tool} must be {expected}; got {got}.",
+    "error.call_given_up": "The assistant stopped waiting for this call, so it was ended.",
     "tutor.prompt": (
         "You are tutoring a student on BERT and GPT-2 with the tools of the \"BERT & GPT-2, side by side\" app. Every "
         "tool runs a real model and returns its numbers as JSON: answer with evidence from a call, not from memory.\n\n"
@@ -946,6 +969,14 @@ EN = {
         "shows GPT-2's guess forming layer by layer.\n"
         "5. Fine-tuned BERT models: classify, entities and answer. Prompting instead of fine-tuning: prompt_task, "
         "zero-shot (shots 0) and few-shot, with BERT as a cloze and GPT-2 as a continuation, on the same labelled rows.\n\n"
+        "Korean and Japanese text: the default models read English only (bert-base-uncased breaks Hangul into jamo, "
+        "GPT-2 into bytes), so their numbers on such text mean nothing. Pass model: "
+        "google-bert/bert-base-multilingual-cased to the BERT tools (fill_mask, next_sentence, the encoder of "
+        "attention_summary and compare, explain, prompt_task); skt/kogpt2-base-v2 for Korean and "
+        "rinna/japanese-gpt2-small for Japanese to the GPT-2 tools (generate, next_token, logit_lens, the decoder of "
+        "attention_summary and compare). The models of classify, entities and answer read English only: do not run "
+        "them on Korean or Japanese text, and never present such a result as a success. A result with \"warning\" "
+        "came from a model that does not read the text's language: its use_model names the model to pass instead.\n\n"
         "How to read the numbers: \"score\" is the model's probability, not a confidence that it is right; tiny "
         "differences between probabilities are not meaningful; tokens are what the model reads (WordPiece pieces "
         "start with ##, GPT-2 marks a leading space with ␣).\n\n"

@@ -344,6 +344,8 @@ JA: dict[str, str] = {
     "link.copied": "✓ リンクをコピーしました。好きな場所に貼り付けてください。",
     "link.ready": "✓ リンクができました。ボックスからコピーしてください。",
     "lesson.step": "ステップ {k} / {n}",
+    "lesson.english_only": "この段階のモデルは英語しか読めないので、文も英語です",
+    "lesson.models": "モデル：{models}",
     "lesson.previous": "← 前へ",
     "lesson.next": "次へ →",
     "lesson.title": "自分の授業：好きな順のページを 1 つのリンクに",
@@ -833,6 +835,7 @@ JA: dict[str, str] = {
     "ft.train": "学習用：ラベル付きの例（ファインチューニングはこれで学習し、フューショットのプロンプトはその一部を見せます）",
     "ft.test": "テスト用：学習には使わずに取っておいた文。4 つの方法すべてをこれで採点します",
     "ft.data_headers": "文|ラベル",
+    "ft.add_row": "+ 行を追加",
     "ft.prompt_bert": "BERT · プロンプト",
     "ft.prompt_gpt": "GPT-2 · プロンプト",
     "ft.tune_bert": "BERT · ファインチューニング",
@@ -874,6 +877,8 @@ JA: dict[str, str] = {
     "ft.wrong": "✗",
     "ft.confusion": "混同行列：行が正解ラベル、列が予測したラベル",
     "ft.confusion_corner": "正解 ╲ 予測",
+    "ft.scores_headers": "文|正解ラベル|p(ラベル)|予測|",
+    "ft.confusion_headers": "正解 ╲ 予測|ラベル",
     "ft.method": "学習させる部分",
     "ft.method.head": "ヘッドのみ（線形プローブ）",
     "ft.method.lora": "LoRA + ヘッド",
@@ -896,11 +901,19 @@ JA: dict[str, str] = {
         "このモデルはあなただけのものです。"
     ),
     "ft.status.running": "ステップ {step}/{steps} · 損失 {loss} · {seconds:.1f} 秒",
+    "ft.status.stopping": "停止中…",
     "ft.status.done": (
         "**{model}** · {method} · {n} 個の例で {step} ステップ · テスト正解率 **{before:.0%} → {after:.0%}** · "
         "重み {total} 個のうち {changed} 個が変化（{share}）"
     ),
-    "ft.status.stopped": "{steps} ステップ中 {step} ステップで停止しました。ここまでに学習した内容は残っています。",
+    "ft.status.stopped": (
+        "**{steps} ステップ中 {step} ステップで停止しました**。ここまでの学習でテスト正解率 **{accuracy:.0%}**、"
+        "学習した内容は残っています。"
+    ),
+    "ft.status.stop_after_end": (
+        "**最後のステップの後に停止が押されました**。実行はすでに {steps} ステップをすべて終えていたので、これが"
+        "全体の結果です。"
+    ),
     "ft.status.no_weights": (
         "この実行は GPU ワーカーの中で最後まで進む前に止まったため、学習した重みはそこに残ったままです。"
         "自分の文で試すには、もう一度ファインチューニングしてください。"
@@ -941,6 +954,7 @@ JA: dict[str, str] = {
     "fig.ft.direction": "方向 {n}",
     "fig.ft.map_title": "ヘッドが読むベクトルを 2 次元で（PCA）",
     "fig.ft.map_subtitle": "色：正解ラベル · 白抜き：予測が誤り",
+    "fig.ft.wrong": "白抜き：予測が誤り",
     "fig.ft.map_head": "ヘッドのみ: ベクトルは動かず、ヘッドによる読み取り方だけが変わりました",
     "fig.alt.ft_curve": (
         "{n} ステップの学習曲線です。損失は {first} から {last} になり、最後のテスト正解率は {accuracy} でした。"
@@ -961,6 +975,7 @@ JA: dict[str, str] = {
     "field.layers": "学習する最後の層の数",
     "error.task_rows": "{what}は（文、ラベル）の行のリストでなければなりません。入力値：{got}。",
     "error.task_row": "{what}の {row} 行目には文とラベルが必要です。入力値：{got}。",
+    "error.task_cell": "{what}の{row}行目：{problem}",
     "error.task_no_text": (
         "{what}の {row} 行目にはラベルがありますが、文がありません。文を入力するか、その行を空にしてください。"
     ),
@@ -994,6 +1009,8 @@ JA: dict[str, str] = {
     "error.tune_method": "学習させる部分を次のいずれかから選んでください：{choices}。入力値：{got}。",
     "error.tune_stopped_early": "最初のステップの前に実行が止まりました。もう一度「ファインチューニングする」を押してください。",
     "error.tune_nothing": "まずこのページでモデルをファインチューニングしてから、自分の文で試してください。",
+    "error.tune_why_first": "まずこのページでモデルをファインチューニングしてから、テスト文にそのラベルを付けた理由を尋ねてください。",
+    "ft.why_tuned_sentence": "どのテスト文（1 = 最初）：ファインチューニングしたモデルがそのラベルを予測した理由",
     "error.checkpoint_labels": (
         "感情分析タブのチェックポイントが知っているラベルは {known} です。このタスクの {labels} はその中にありません。"
         "英語の感情分析タスクを読み込んでください（または、チェックポイントと同じ名前でラベルを付けてください）。"
@@ -1002,6 +1019,10 @@ JA: dict[str, str] = {
     # --- AI チューター (MCP) ------------------------------------------------------------------------------------------
     "error.head_needs_layer": "ヘッドは層の中で選びます。層も指定してください。",
     "error.tutor_task": "説明する対象を {choices} のいずれかから選んでください。入力値：{got}。",
+    "error.tool_argument_missing": "{tool} には引数 `{argument}`（{expected}）が必要です。",
+    "error.tool_argument_unknown": "{tool} に引数 `{argument}` はありません。受け取る引数：{arguments}。",
+    "error.tool_argument_type": "{tool} の引数 `{argument}` は {expected} でなければなりません。入力値：{got}。",
+    "error.call_given_up": "アシスタントがこの呼び出しを待つのをやめたため、呼び出しを終了しました。",
     "tutor.prompt": (
         "あなたは「BERT と GPT-2 を並べて」アプリのツールを使って、学生に BERT と GPT-2 を教えるチューターです。どの"
         "ツールも実際のモデルを動かし、その数値を JSON で返します。記憶ではなく、呼び出した結果を根拠に答えてください。\n\n"
@@ -1021,6 +1042,14 @@ JA: dict[str, str] = {
         "5. ファインチューニング済みの BERT：classify、entities、answer。ファインチューニングの代わりにプロンプト："
         "prompt_task で同じラベル付きデータを使い、ゼロショット（shots 0）と少数ショットを、BERT は穴埋め、GPT-2 は続きの"
         "生成として比べます。\n\n"
+        "韓国語と日本語のテキスト：既定のモデルは英語しか読めません（bert-base-uncased はハングルを字母に、GPT-2 は"
+        "バイトに分解します）。そのようなテキストでの数値には意味がありません。model を指定してください。BERT のツール"
+        "（fill_mask、next_sentence、attention_summary と compare の encoder、explain、prompt_task）には "
+        "google-bert/bert-base-multilingual-cased を、GPT-2 のツール（generate、next_token、logit_lens、"
+        "attention_summary と compare の decoder）には日本語なら rinna/japanese-gpt2-small、韓国語なら "
+        "skt/kogpt2-base-v2 を渡します。classify、entities、answer のモデルは英語しか読めません。韓国語や日本語の"
+        "テキストには使わず、その結果を成功として伝えないでください。\"warning\" が付いた結果は、テキストの言語を読めない"
+        "モデルが出したものです。その use_model が代わりに渡すモデルを示します。\n\n"
         "数値の読み方：\"score\" はモデルの確率であって、正解である確信度ではありません。確率のごく小さな差に意味はありません。"
         "トークンはモデルが読む単位です（WordPiece の断片は ## で始まり、GPT-2 は先頭の空白を ␣ で示します）。\n\n"
         "主張しないこと：アテンションは説明ではありません。アテンションの重みはヘッドがどこを見たかを示すだけで、モデルがなぜ"

@@ -329,6 +329,8 @@ KO: dict[str, str] = {
     "link.copied": "✓ 링크를 복사했어요. 원하는 곳에 붙여 넣으세요.",
     "link.ready": "✓ 링크가 준비됐어요. 상자에서 복사하세요.",
     "lesson.step": "{n}단계 중 {k}단계",
+    "lesson.english_only": "이 단계의 모델은 영어만 읽어서 문장도 영어예요",
+    "lesson.models": "모델: {models}",
     "lesson.previous": "← 이전",
     "lesson.next": "다음 →",
     "lesson.title": "나만의 수업: 원하는 순서의 페이지를 링크 하나로",
@@ -798,6 +800,7 @@ KO: dict[str, str] = {
     "ft.train": "학습: 레이블이 있는 예시 (미세 조정은 이것으로 학습하고, 퓨샷 프롬프트는 그중 몇 개를 보여 줘요)",
     "ft.test": "테스트: 학습에 쓰지 않고 따로 둔 문장으로, 네 방법 모두 이것으로 채점해요",
     "ft.data_headers": "문장|레이블",
+    "ft.add_row": "+ 행 추가",
     "ft.prompt_bert": "BERT · 프롬프트",
     "ft.prompt_gpt": "GPT-2 · 프롬프트",
     "ft.tune_bert": "BERT · 미세 조정",
@@ -839,6 +842,8 @@ KO: dict[str, str] = {
     "ft.wrong": "✗",
     "ft.confusion": "혼동 행렬: 행은 정답 레이블, 열은 예측한 레이블",
     "ft.confusion_corner": "정답 ╲ 예측",
+    "ft.scores_headers": "문장|정답 레이블|p(레이블)|예측|",
+    "ft.confusion_headers": "정답 ╲ 예측|레이블",
     "ft.method": "학습시킬 부분",
     "ft.method.head": "헤드만 (선형 프로브)",
     "ft.method.lora": "LoRA + 헤드",
@@ -859,11 +864,18 @@ KO: dict[str, str] = {
         "헤드가 바뀌며, LoRA나 마지막 층을 고르면 GPT-2의 일부도 바뀌어요. 이 모델은 오직 여러분만의 것이에요."
     ),
     "ft.status.running": "단계 {step}/{steps} · 손실 {loss} · {seconds:.1f}초",
+    "ft.status.stopping": "멈추는 중…",
     "ft.status.done": (
         "**{model}** · {method} · 예시 {n}개로 {step}단계 · 테스트 정확도 **{before:.0%} → {after:.0%}** · "
         "가중치 {total}개 중 {changed}개 바뀜 ({share})"
     ),
-    "ft.status.stopped": "{steps}단계 중 {step}단계에서 멈췄어요. 지금까지 배운 것은 그대로 남아 있어요.",
+    "ft.status.stopped": (
+        "**{steps}단계 중 {step}단계에서 멈췄어요**. 지금까지 배운 것으로 테스트 정확도 **{accuracy:.0%}**, "
+        "배운 것은 그대로 남아 있어요."
+    ),
+    "ft.status.stop_after_end": (
+        "**마지막 단계가 끝난 뒤에 중지를 눌렀어요**. 실행은 이미 {steps}단계를 모두 마쳤으니 이것이 전체 결과예요."
+    ),
     "ft.status.no_weights": (
         "이번 실행은 GPU 워커 안에서 끝나기 전에 멈춰서, 학습된 가중치가 그곳에 남았어요. 직접 쓴 문장으로 "
         "시험해 보려면 다시 미세 조정하세요."
@@ -904,6 +916,7 @@ KO: dict[str, str] = {
     "fig.ft.direction": "방향 {n}",
     "fig.ft.map_title": "헤드가 읽는 벡터를 2차원으로 (PCA)",
     "fig.ft.map_subtitle": "색: 정답 레이블 · 속이 빈 점: 틀린 예측",
+    "fig.ft.wrong": "속이 빈 점: 틀린 예측",
     "fig.ft.map_head": "헤드만: 벡터는 그대로이고, 헤드가 벡터를 읽는 방식만 바뀌었습니다",
     "fig.alt.ft_curve": (
         "{n}단계에 걸친 학습 곡선입니다. 손실은 {first}에서 시작해 {last}에 이르렀고, 마지막 테스트 정확도는 "
@@ -925,6 +938,7 @@ KO: dict[str, str] = {
     "field.layers": "학습할 마지막 층 수",
     "error.task_rows": "{what}은(는) (문장, 레이블) 행의 목록이어야 해요. 입력값: {got}.",
     "error.task_row": "{what}의 {row}번째 행에는 문장과 레이블이 있어야 해요. 입력값: {got}.",
+    "error.task_cell": "{what}의 {row}번째 행: {problem}",
     "error.task_no_text": "{what}의 {row}번째 행에 레이블은 있는데 문장이 없어요. 문장을 입력하거나 그 행을 비우세요.",
     "error.task_no_label": (
         "{what}의 {row}번째 행에 레이블이 없어요. 레이블(짧은 단어면 무엇이든)을 입력하거나 그 행을 비우세요."
@@ -952,6 +966,8 @@ KO: dict[str, str] = {
     "error.tune_method": "학습시킬 부분을 고르세요. 다음 중 하나: {choices}. 입력값: {got}.",
     "error.tune_stopped_early": "첫 단계 전에 실행이 멈췄어요. ‘미세 조정하기’를 다시 누르세요.",
     "error.tune_nothing": "먼저 이 페이지에서 모델을 미세 조정한 다음, 직접 쓴 문장으로 시험해 보세요.",
+    "error.tune_why_first": "먼저 이 페이지에서 모델을 미세 조정한 다음, 테스트 문장에 왜 그 레이블을 붙이는지 물어보세요.",
+    "ft.why_tuned_sentence": "몇 번째 테스트 문장 (1 = 첫 번째): 내가 미세 조정한 모델이 그 레이블을 예측한 이유",
     "error.checkpoint_labels": (
         "감성 분석 탭의 체크포인트는 {known} 레이블만 알고, 이 과제의 {labels} 레이블은 몰라요. 영어 감성 분석 "
         "과제를 불러오세요(또는 체크포인트와 같은 이름으로 레이블을 붙이세요)."
@@ -960,6 +976,10 @@ KO: dict[str, str] = {
     # --- AI 튜터 (MCP) ------------------------------------------------------------------------------------------------
     "error.head_needs_layer": "헤드는 층 안에서 고릅니다: 층도 함께 주세요.",
     "error.tutor_task": "설명할 것을 고르세요: {choices} 중 하나. 입력값: {got}.",
+    "error.tool_argument_missing": "{tool}에 필요한 인수 `{argument}`이(가) 빠졌어요. 형식: {expected}.",
+    "error.tool_argument_unknown": "{tool}에는 인수 `{argument}`이(가) 없어요. 받는 인수: {arguments}.",
+    "error.tool_argument_type": "{tool}의 인수 `{argument}`은(는) {expected} 값이어야 해요. 입력값: {got}.",
+    "error.call_given_up": "어시스턴트가 이 호출을 더는 기다리지 않아서 호출을 끝냈어요.",
     "tutor.prompt": (
         "당신은 \"BERT & GPT-2, 나란히\" 앱의 도구로 학생에게 BERT와 GPT-2를 가르치는 튜터입니다. 모든 도구는 실제 "
         "모델을 실행하고 그 수치를 JSON으로 돌려줍니다: 기억이 아니라 호출 결과를 근거로 답하세요.\n\n"
@@ -978,6 +998,14 @@ KO: dict[str, str] = {
         "층마다 만들어지는 과정을 보여 줍니다.\n"
         "5. 미세조정된 BERT: classify, entities, answer. 미세조정 대신 프롬프트: prompt_task로 같은 라벨 데이터에서 "
         "제로샷(shots 0)과 퓨샷을, BERT는 빈칸 채우기로, GPT-2는 이어 쓰기로 비교하세요.\n\n"
+        "한국어와 일본어 텍스트: 기본 모델은 영어만 읽습니다(bert-base-uncased는 한글을 자모로, GPT-2는 바이트로 "
+        "쪼갭니다). 그래서 그런 텍스트에서 나온 수치는 의미가 없습니다. model을 지정하세요: BERT 도구(fill_mask, "
+        "next_sentence, attention_summary와 compare의 encoder, explain, prompt_task)에는 "
+        "google-bert/bert-base-multilingual-cased를, GPT-2 도구(generate, next_token, logit_lens, attention_summary와 "
+        "compare의 decoder)에는 한국어면 skt/kogpt2-base-v2를, 일본어면 rinna/japanese-gpt2-small을 주세요. classify, "
+        "entities, answer의 모델은 영어만 읽습니다: 한국어나 일본어 텍스트에 쓰지 말고, 그런 결과를 성공처럼 전하지 "
+        "마세요. \"warning\"이 있는 결과는 텍스트의 언어를 읽지 못하는 모델이 낸 것입니다: 그 use_model이 대신 줄 "
+        "모델을 알려 줍니다.\n\n"
         "수치 읽는 법: \"score\"는 모델의 확률이지 정답일 확신이 아닙니다. 확률의 아주 작은 차이는 의미가 없습니다. "
         "토큰은 모델이 읽는 단위입니다(WordPiece 조각은 ##로 시작하고, GPT-2는 앞 공백을 ␣로 표시합니다).\n\n"
         "주장하지 말 것: 어텐션은 설명이 아닙니다. 어텐션 가중치는 헤드가 어디를 보았는지를 보여 줄 뿐, 모델이 왜 그렇게 "

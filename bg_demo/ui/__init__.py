@@ -106,7 +106,8 @@ def launch_options() -> dict:
     # the first is outermost: the guard refuses before anything else runs, the page is kept as it is sent (trimmed,
     # then compressed: `serving.PageCache`), and trimmed before it is compressed
     gzip = Middleware(GZipMiddleware, minimum_size=serving.GZIP_MINIMUM_BYTES, compresslevel=serving.GZIP_LEVEL)
-    middleware = [Middleware(serving.Guard), Middleware(serving.PageCache), gzip, Middleware(serving.Lighter)]
+    guard = Middleware(serving.Guard, check_tool_call=tutor_tools.refused_arguments)  # an MCP call's arguments too
+    middleware = [guard, Middleware(serving.PageCache), gzip, Middleware(serving.Lighter)]
     return dict(theme=gr.themes.Soft(primary_hue="blue", font=serving.FONTS, font_mono=serving.MONO_FONTS),
                 css_paths=[ASSETS / "style.css"], i18n=I18N,
                 head=language.HEAD + screen.HEAD + view.HEAD + lazy.HEAD + LINKS_HEAD, state_session_capacity=serving.SESSION_CAPACITY, enable_monitoring=False,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import html
 import re
+import threading
 from dataclasses import dataclass
 
 import gradio as gr
@@ -52,21 +53,57 @@ async def stream(role: str, submit, session: str, progress: Loading | None = Non
     """Start a backend stream with `submit()` (in a worker thread: it may load the model) and relay its updates on
     the event loop: no thread is held while a student waits, and a cancelled stream (Stop, a closed tab, an API
     cancel) only marks its request cancelled, never waits on the model. `interval`: the least time between two
-    updates sent (the newest is kept); `kind`: which Stop ends it ("generation", "training")."""
-    if progress is not None:
-        await asyncio.to_thread(progress, role, model_id)  # with a model tier, a call to it
-    handle = await asyncio.to_thread(submit)
-    try:
-        with SESSIONS.running(session, handle, kind):
+    updates sent (the newest is kept); `kind`: which Stop ends it ("generation", "training").
+
+    Stop reaches the stream from its first moment (`Started`: while its model loads and its request starts, too),
+    and once it is stopped only its final update is sent: the page shows no step taken after the click."""
+    started = Started()
+    with SESSIONS.running(session, started, kind):
+        if progress is not None:
+            await asyncio.to_thread(progress, role, model_id)  # with a model tier, a call to it
+        starting = asyncio.ensure_future(asyncio.to_thread(submit))
+        try:
+            handle = await asyncio.shield(starting)
+        except asyncio.CancelledError:  # cut short while it started: what it starts is cancelled once it exists
+            starting.add_done_callback(_cancel_started)
+            raise
+        started.attach(handle)
+        try:
             async for update in handle:
+                if handle.cancelled.is_set() and not update.done:
+                    continue  # stopped: the final update (what it reached) is the next one sent
                 yield update
                 if not update.done:
                     # a student reads no faster than this, and every message costs the server the same whatever it
                     # holds: a class of streams sends fewer, fuller ones (the newest is kept); the final update ends
                     # the pause at once
                     await handle.pause(interval)
-    finally:
-        handle.cancel()  # a no-op once finished; at once when the stream was cut short
+        finally:
+            handle.cancel()  # a no-op once finished; at once when the stream was cut short
+
+
+class Started:
+    """A stream as Stop and a closed tab see it (`SESSIONS`), from before its backend handle exists: cancelled
+    meanwhile, the handle is cancelled as soon as it is attached."""
+
+    def __init__(self) -> None:
+        self.cancelled = threading.Event()
+        self.handle = None
+
+    def attach(self, handle) -> None:
+        self.handle = handle
+        if self.cancelled.is_set():  # set before `cancel` read no handle: one of the two sees the other
+            handle.cancel()
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+        if self.handle is not None:
+            self.handle.cancel()
+
+
+def _cancel_started(starting: asyncio.Future) -> None:
+    if not starting.cancelled() and starting.exception() is None:
+        starting.result().cancel()
 
 
 _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|~$])")

@@ -25,7 +25,9 @@ def render(result, look: Look):
     spans = [{"entity": e.label, "start": e.start, "end": e.end} for e in result.entities]
     found = [[e.label, e.text, round(e.score, 4), e.start, e.end] for e in result.entities]
     tags = common.token_view([tag.token for tag in result.tags], [tag.label for tag in result.tags])
-    return {"text": result.text, "entities": spans}, rows("ner.table_headers", found, look), tags, result.to_dict()
+    # a phone: label, text, score (no offsets), the text wrapped in half the width
+    table_ = rows("ner.table_headers", found, look, phone=(0, 1, 2), widths=["22%", "50%", "28%"])
+    return {"text": result.text, "entities": spans}, table_, tags, result.to_dict()
 
 
 def explain(text: str, aggregation: str, entity: int, layer=None, head=None):
@@ -45,7 +47,7 @@ def build(reader) -> list[Page]:
                                    label=t("ner.aggregation"), scale=2)
         button = gr.Button(t("ner.run"), variant="primary")
         highlighted = gr.HighlightedText(label=t("ner.entities"), color_map=COLOURS, render=False)
-        found = table("ner.table_headers", label=t("ner.table"), interactive=False, render=False)
+        found = table("ner.table_headers", label=t("ner.table"), interactive=False, render=False, wrap=True)
         tags = gr.HighlightedText(label=t("ner.token_tags"), color_map=COLOURS, render=False)
         raw = gr.JSON(render=False)
         task = Task(reader, compute, render, {"text": text, "aggregation": aggregation},

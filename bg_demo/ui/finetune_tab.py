@@ -14,7 +14,7 @@ from bg_demo.backend.finetune import METHODS, RATES
 from bg_demo.config import LIMITS
 from bg_demo.errors import InputError
 from bg_demo.look import Look
-from bg_demo.ui import common, why
+from bg_demo.ui import common, lazy, why
 from bg_demo.ui.links import Page
 from bg_demo.ui.page import Shown, Task, View
 from bg_demo.ui.session import SESSIONS, TUNED
@@ -57,6 +57,63 @@ def load(task, lang):
             data["encoder"]["template"], ", ".join(data["encoder"]["words"]),
             data["decoder"]["template"], ", ".join(data["decoder"]["words"]),
             chosen["encoder"], chosen["decoder"])
+
+
+def add_row(rows, lang) -> dict:
+    """The table with an empty row at its end, for a sentence and its label: a button anyone finds (Gradio's own way
+    is in the table's "⋮" menu), the column names in the page's language."""
+    rows = [list(row) for row in rows] if isinstance(rows, list) else []
+    return {"headers": headers("ft.data_headers", text.language(lang)), "data": [*rows, ["", ""]]}
+
+
+@cache
+def _built_in_values() -> list[set]:
+    """For each field `load` fills, every value a built-in task gives it (any task, any language), as the browser
+    sends it: what a student has not changed."""
+    found = [set() for _ in range(8)]
+    for lang in text.LANGS:
+        for name in TASKS:
+            for k, value in enumerate(load(name, lang)):
+                found[k].add(json.dumps(value, ensure_ascii=False) if isinstance(value, list) else value)
+    return found
+
+
+def follow(lang, task, *shown):
+    """After a change of language: each field still holding a built-in task's value (or not on the page yet) takes
+    the built-in task in the new language, the tables' headers in its words; what a student wrote stays.
+
+    Every field gets a value, never a component or a skip: Gradio keeps either, sent to a field not yet on the page
+    (a tab built on its first opening), as that session's copy of it without its value, which the tab's first
+    opening would then show empty; a value sent there is dropped instead, and the opening follows (`build`)."""
+    lang = text.language(lang)
+    fresh, known = load(task, lang), _built_in_values()
+    found = []
+    for k, (value, new) in enumerate(zip(shown, fresh)):
+        if k < 2:  # the tables, as the browser sends them: {"headers", "data"}; an empty one is no one's work
+            rows = value.get("data") if isinstance(value, dict) else None
+            keep = isinstance(rows, list) and any(rows) and json.dumps(rows, ensure_ascii=False) not in known[k]
+            found.append({"headers": headers("ft.data_headers", lang), "data": rows if keep else new})
+        else:
+            found.append(new if value is None or value == "" or value in known[k] else value)
+    return found
+
+
+def defaults(role: str | None, template: bool):
+    """A page's `links.Page.defaults`: the built-in task in a link's language, in the fields a link leaves out (the
+    tables; the role's model picker; its template and label words on a prompt page)."""
+    def fill(lang: str) -> dict:
+        found = load(TASKS[0], lang)
+        # the tables with their headers in the link's language (rows alone would take the English ones)
+        values = {"train": {"headers": headers("ft.data_headers", lang), "data": found[0]},
+                  "test": {"headers": headers("ft.data_headers", lang), "data": found[1]}}
+        if role is not None:
+            values["model"] = found[6 if role == "encoder" else 7]
+        if template:
+            first = 2 if role == "encoder" else 4
+            values.update(template=found[first], label_words=found[first + 1])
+        return values
+
+    return fill
 
 
 # --- prompting ------------------------------------------------------------------------------------------------------
@@ -136,8 +193,10 @@ def _build_prompt(reader, role: str, model, train, test) -> tuple[Page, Task, di
     headline = gr.Markdown(render=False)
     exact = gr.Textbox(label=t("ft.prompt_text"), lines=3, max_lines=8, interactive=False, render=False)
     tokens = gr.HighlightedText(label=t("ft.prompt_tokens"), render=False)
-    scores = gr.Dataframe(label=t("ft.scores"), interactive=False, wrap=True, render=False, max_height=420)
-    confusion = gr.Dataframe(label=t("ft.confusion"), interactive=False, render=False)
+    # named columns before a result (a Dataframe with none shows "1 2 3"); a result brings its labels' own
+    scores = table("ft.scores_headers", label=t("ft.scores"), interactive=False, wrap=True, render=False,
+                   max_height=420)
+    confusion = table("ft.confusion_headers", label=t("ft.confusion"), interactive=False, render=False)
     raw = gr.JSON(render=False)
     inputs = {"model": model, "train": train, "test": test, "template": template, "label_words": words,
               "shots": shots, "seed": seed, "calibrate": calibrate}
@@ -156,11 +215,12 @@ def _build_prompt(reader, role: str, model, train, test) -> tuple[Page, Task, di
     return page, task, {"template": template, "words": words}
 
 
-def _picked(result, sentence) -> int:
-    """The index of the test sentence the box picks (it counts from 1), or a message naming those on screen."""
-    prompts = result.get("prompts") if isinstance(result, dict) else None
+def _picked(result, sentence, key: str = "prompts", first: str = "error.prompt_first") -> int:
+    """The index of the test sentence the box picks (it counts from 1) among the result's `key` (its prompts, or a
+    run's test sentences), or a message naming those on screen (`first`: there are none yet)."""
+    prompts = result.get(key) if isinstance(result, dict) else None
     if not isinstance(prompts, list) or not prompts:
-        raise InputError("error.prompt_first")
+        raise InputError(first)
     fits = isinstance(sentence, (int, float)) and not isinstance(sentence, bool) and 1 <= sentence <= len(prompts)
     if not fits or sentence != int(sentence):
         raise InputError("ft.why_range", n=len(prompts))
@@ -203,7 +263,9 @@ def _tuning(role: str):
             return backend.fine_tune(model or role, train, test, method, steps, learning_rate, batch_size, seed,
                                      layers)
 
-        async for update in common.stream(role, submit, session, progress, model or None, kind=page,
+        # the model a first run loads, named while it loads: an id ("encoder"/"decoder", as the API may say: the role's)
+        loading = None if model in (None, "", *ROLES) else model
+        async for update in common.stream(role, submit, session, progress, loading, kind=page,
                                           interval=TRAINING_INTERVAL):
             if update.tuned is not None:  # the learnt weights stay on the server, the session's own
                 TUNED.keep(session, page, update.tuned)
@@ -222,9 +284,24 @@ def tune_status(result, look: Look) -> str:
                   step=result.step, n=result.train_examples, before=result.accuracy_before,
                   after=result.accuracy_after, changed=f"{result.changed:,}", total=f"{result.total:,}",
                   share=f"{result.changed / result.total:.2%}" if result.total else "–")
+    # what Stop did first: where the run stopped and what it had learnt by then, or that it had already ended
     if result.stopped:
-        line += "\n\n" + look.t("ft.status.stopped", step=result.step, steps=result.steps)
+        return look.t("ft.status.stopped", step=result.step, steps=result.steps, accuracy=result.accuracy_after) + (
+            "\n\n" + line)
+    if result.stop_after_end:
+        return look.t("ft.status.stop_after_end", steps=result.steps) + "\n\n" + line
     return line
+
+
+def stop_noted(shown, look: Look):
+    """After Stop has reached the page's run (or found none running): a result on screen whose run had already taken
+    its last step says so: the student pressed Stop, and sees that the whole run, not part of it, is what it shows.
+    (A run Stop reached says "Stopped" itself; so does nothing else.)"""
+    result = shown.result if isinstance(shown, Shown) else None
+    if result is None or shown.error is not None or not result.done or result.stopped or result.stop_after_end:
+        return None
+    result = dataclasses.replace(result, stop_after_end=True)
+    return (*tuned(result, look), Shown(result))
 
 
 def tuned(result, look: Look):
@@ -262,7 +339,7 @@ def _build_tune(reader, role: str, model, train, test) -> tuple[Page, Task]:
     with gr.Row():
         button = gr.Button(t("ft.train_run"), variant="primary")
         stop = gr.Button(t("ft.stop"), variant="stop", elem_classes=["bg-stop"])
-    status = gr.Markdown(render=False)
+    status = gr.Markdown(render=False, elem_classes=["bg-tune-status", f"bg-tune-status-{NAMES[role]}"])
     curve = gr.Plot(label=t("ft.curve"), render=False)
     compared = table("ft.before_after_headers", label=t("ft.before_after"), interactive=False, wrap=True,
                      render=False, max_height=420)
@@ -279,13 +356,67 @@ def _build_tune(reader, role: str, model, train, test) -> tuple[Page, Task]:
     async def stop_training(request: gr.Request) -> None:  # this page's run only: the other model's goes on
         await SESSIONS.stop(request.session_hash, STOP_SECONDS, kind=f"tune_{NAMES[role]}")
 
-    stop.click(stop_training, None, None, api_visibility="private", concurrency_limit=None).then(
-        None, cancels=task.events)
+    def noted(shown, lang, width):
+        found = stop_noted(shown, Look(lang, width))
+        return found if found is not None else tuple(gr.skip() for _ in range(len(task.outputs) + 1))
+
+    # the status keeps its words from the click (no step reached after it is shown, even one already on its way) until
+    # the run's final result has come (its stream ends, or Stop's wait for it does); the run ends at its next part and
+    # sends what it reached (its stream sends no step after Stop reaches it); the page's event is cancelled should it
+    # still be going (a run past STOP_SECONDS); a run that had already ended says so
+    thawed = _status_js(role, freeze=False)
+    stop.click(stop_training, None, None, js=_status_js(role, freeze=True), api_visibility="private",
+               concurrency_limit=None).then(None, js=thawed).then(None, cancels=task.events).then(
+        noted, [task.state, *reader.inputs], [*task.outputs, task.state], api_visibility="private", queue=False,
+        show_progress="hidden")
+    for event in task.events:
+        event.then(None, js=thawed)
+    button.click(None, js=thawed, api_visibility="private", queue=False)  # a new run shows its steps
     # a student's choice of method sets its learning rate (a link's own rate stays as the link gives it)
     method.input(lambda chosen: RATES.get(chosen, RATES["head"]), method, rate, api_visibility="private",
                  queue=False)
+
+    def sentence():
+        return {"sentence": gr.Number(1, label=t("ft.why_tuned_sentence"), precision=0, min_width=120)}
+
+    # the student's own model, not the shared one: the Attention tab (which shows the shared model) is not linked
+    why.section(reader, _explaining_tuned(role), {"result": raw}, page_id=f"why_tune_{NAMES[role]}",
+                api_name=f"explain_tune_{NAMES[role]}", link=None, choices=sentence)
     _build_try(reader, role)
     return page, task
+
+
+def _status_js(role: str, freeze: bool) -> str:
+    """Browser code for Stop: the page's status keeps the words it has at the click, saying it is stopping in the
+    page's language (`freeze`), until the run's final result has come (`freeze` False). A step the server had already
+    sent when the click reached it would otherwise still be shown after the click; the live status goes on following
+    the stream underneath, hidden (assets/style.css, `data-bg-frozen`: an attribute, which Gradio's own rendering of
+    the block leaves alone)."""
+    boxes = f"document.querySelectorAll('.bg-tune-status-{NAMES[role]}')"
+    if not freeze:
+        return f"() => {{ for (const box of {boxes}) delete box.dataset.bgFrozen; }}"
+    words = json.dumps({lang: text.t("ft.status.stopping", lang) for lang in text.LANGS}, ensure_ascii=False)
+    return (f"() => {{ const words = {words}; "
+            f"const lang = (document.documentElement.lang || 'en').toLowerCase().split(/[-_]/)[0]; "
+            f"const say = words[lang] || words.en; "
+            f"for (const box of {boxes}) {{ const md = box.querySelector('.md'); "  # its words, not Gradio's timer
+            f"const shown = md ? md.innerText.trim() : ''; "
+            f"box.dataset.bgFrozen = shown ? `${{shown}} · ${{say}}` : say; }} }}")
+
+
+def _explaining_tuned(role: str):
+    page = f"tune_{NAMES[role]}"
+
+    def explain(result, sentence, layer=None, head=None, request=None):
+        """Why this session's fine-tuned model (`TUNED`: its own, never another student's) gives one test sentence
+        on screen the label it predicts."""
+        i = _picked(result, sentence, "texts", "error.tune_why_first")
+        found = TUNED.get(request.session_hash if request is not None else "", page)
+        if found is None:  # none yet, a new run under way, or one whose weights stayed in its GPU worker
+            raise InputError("error.tune_why_first")
+        return backend.explain_tuned(found, result["texts"][i], layer, head)
+
+    return explain
 
 
 def _build_try(reader, role: str) -> None:
@@ -384,7 +515,7 @@ def _build_summary(reader, train, test, prompt_tasks, tune_tasks) -> Page:
 
 
 def build(reader) -> list[Page]:
-    with gr.Tab(t("ft.tab"), id=TAB_ID):
+    with gr.Tab(t("ft.tab"), id=TAB_ID) as opened:
         intro("ft.about")
         first = built_in(TASKS[0], text.DEFAULT)
         with gr.Row():
@@ -397,10 +528,20 @@ def build(reader) -> list[Page]:
             decoder = common.model_picker("decoder")
         with gr.Accordion(t("ft.data"), open=False):
             with gr.Row():
-                train = table("ft.data_headers", value=first["train"], label=t("ft.train"), interactive=True,
-                              type="array", column_count=(2, "fixed"), wrap=True, max_height=360)
-                test = table("ft.data_headers", value=first["test"], label=t("ft.test"), interactive=True,
-                             type="array", column_count=(2, "fixed"), wrap=True, max_height=360)
+                # their headers follow the language with their rows (`follow`), not as other tables' do
+                with gr.Column(min_width=280):
+                    train = gr.Dataframe(value=first["train"], headers=headers("ft.data_headers"),
+                                         label=t("ft.train"), interactive=True, type="array",
+                                         column_count=(2, "fixed"), wrap=True, max_height=360,
+                                         elem_id="bg-ft-train")
+                    add_train = gr.Button(t("ft.add_row"), size="sm", elem_classes=["bg-add-row"])
+                with gr.Column(min_width=280):
+                    test = gr.Dataframe(value=first["test"], headers=headers("ft.data_headers"), label=t("ft.test"),
+                                        interactive=True, type="array", column_count=(2, "fixed"), wrap=True,
+                                        max_height=360)
+                    add_test = gr.Button(t("ft.add_row"), size="sm", elem_classes=["bg-add-row"])
+            for table_, button in ((train, add_train), (test, add_test)):
+                button.click(add_row, [table_, reader.lang], table_, api_visibility="private", queue=False)
         pickers = {"encoder": encoder, "decoder": decoder}
         pages, prompts, tunes, fills = [], [], [], {}
         with gr.Tabs(overflow_behavior="wrap") as tabs:
@@ -417,8 +558,15 @@ def build(reader) -> list[Page]:
             with gr.Tab(t("ft.summary"), id="ft_summary"):
                 summary = _build_summary(reader, train, test, prompts, tunes)
                 pages.append((summary, "ft_summary"))
-        load_button.click(load, [task, reader.lang],
-                          [train, test, fills["encoder"]["template"], fills["encoder"]["words"],
-                           fills["decoder"]["template"], fills["decoder"]["words"], encoder, decoder],
-                          api_visibility="private", queue=False)
-    return [Page(page.id, page.fields, ((tabs, tab_id),), page.runs) for page, tab_id in pages]
+        filled = [train, test, fills["encoder"]["template"], fills["encoder"]["words"], fills["decoder"]["template"],
+                  fills["decoder"]["words"], encoder, decoder]
+        load_button.click(load, [task, reader.lang], filled, api_visibility="private", queue=False)
+        # a Korean or Japanese page starts on its own language's task, as an English one on English sentences
+        # (and so does its first opening on such a page: until then its fields are not on the page)
+        reader.on_language.append((follow, [reader.lang, task, *filled], filled,
+                                   dict(queue=False, preprocess=False, show_progress="hidden")))
+        lazy.on_page(opened, "#bg-ft-train tbody td", follow, [reader.lang, task, *filled], filled, queue=False,
+                     preprocess=False, show_progress="hidden")
+    roles = {"prompt_bert": "encoder", "prompt_gpt": "decoder", "tune_bert": "encoder", "tune_gpt": "decoder"}
+    return [Page(page.id, page.fields, ((tabs, tab_id),), page.runs,
+                 defaults=defaults(roles.get(tab_id), tab_id.startswith("prompt"))) for page, tab_id in pages]

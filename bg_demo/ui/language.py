@@ -42,6 +42,7 @@ HEAD = """<script>
 
 # the switch: keep the choice, put it in the link if the link named one, and relabel the page at once
 _CHOOSE = """(lang) => {
+  window.bgDemoKeepPlace && window.bgDemoKeepPlace();  // the reader's place stays while the page is reworded
   try { localStorage.setItem(%(key)s, lang); } catch (e) {}
   const url = new URL(window.location.href);
   if (url.searchParams.has("lang")) { url.searchParams.set("lang", lang); history.replaceState(null, "", url); }
@@ -102,6 +103,8 @@ def wire(demo: gr.Blocks, reader, tables=()) -> None:
     if tables:
         radio.change(headers_in, radio, [component for component, _ in tables], api_visibility="private",
                      queue=False, show_progress="hidden")
+    for fn, inputs, outputs, options in reader.on_language:  # after the relabelling above (`page.Reader`)
+        radio.change(fn, inputs, outputs, api_visibility="private", **options)
     rerender, inputs, shown = reader.rerendering()
     # queued: a page's figures take a moment to draw, and every client gets its turn
     radio.input(None, radio, None, js=_CHOOSE, api_visibility="private", queue=False).then(

@@ -36,6 +36,35 @@ ON_OPENING = "bg_on_opening"  # the attribute a closed accordion built on its fi
 AS_BUILT: set = set()  # listeners' functions that write only what their outputs are built with (`as_built`)
 
 
+ON_PAGE = "bg_on_page"  # the attribute a tab keeps its `on_page` events in
+
+
+def on_page(tab: gr.Tab, filled: str, fn, inputs: list, outputs: list, **options) -> None:
+    """Run `fn` when `tab` is opened, once its content is on the page with its values, which the page shows when an
+    element `filled` (a CSS selector) has text: a tab built on its first opening gets its content a moment after it
+    is selected, and its values a moment after that; before then its fields read as None or empty, and what is
+    written to them is drawn over."""
+    if not hasattr(tab, ON_PAGE):
+        setattr(tab, ON_PAGE, [])
+    getattr(tab, ON_PAGE).append((filled, fn, inputs, outputs, options))
+
+
+def _wire_on_page(item) -> None:
+    """`on_page`'s events, after the tab's own opening (Gradio's client runs an event's listeners in the order they
+    were made, each one's browser function awaited before the next: one that waits for the content must come after
+    the one that asks for it)."""
+    for filled, fn, inputs, outputs, options in getattr(item, ON_PAGE, []):
+        item.select(None, None, None, js=_WAIT_JS % json.dumps(filled), api_visibility="private", queue=False).then(
+            fn, inputs, outputs, api_visibility="private", **options)
+
+
+# a tab's select, once an element of its content has text (30 s at most)
+_WAIT_JS = """() => new Promise((done) => { const since = Date.now();
+  const ready = () => { const el = document.querySelector(%s); return el && el.textContent.trim(); };
+  const wait = () => ready() || Date.now() - since > 30000 ? done() : setTimeout(wait, 30);
+  wait(); })"""
+
+
 def as_built(fn):
     """Mark `fn`, an event's function, as writing only what its outputs are built with (a "Why?" panel's
     every-layer choices, offered again when the page's model changes). An event from outside a tab that writes
@@ -61,6 +90,7 @@ def defer(demo: gr.Blocks, item: gr.Tab, tab_id: str) -> None:
             _built_on_opening(demo, panel, panel.expand, None)
     DEFERRED.add(tab_id)
     _built_on_opening(demo, item, item.select, CONTENT_ID % tab_id)
+    _wire_on_page(item)
 
 
 def panels(demo: gr.Blocks) -> list:

@@ -18,7 +18,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import gradio as gr
 
-from bg_demo import text
+from bg_demo import config, text
 from bg_demo.errors import InputError
 from bg_demo.look import Look
 from bg_demo.text import Text
@@ -34,10 +34,20 @@ _LEFT_OUT = {"lang", "run", LESSON, STEP, LANG_ASKED, NONCE}  # a page link's pa
 STATE_SECONDS = 3 * 3600  # a lesson's place is kept this long after the last step (a lesson lasts a class)
 
 
-def guided() -> list[list]:
-    """The guided path's steps: [query, note] pairs, the note a key of the texts (`{"key": ...}`)."""
-    return [[urlencode({"tab": step["page"], **step["values"]}), {"key": f"start.step.{number}"}]
-            for number, step in enumerate(examples()["guided_path"], start=1)]
+MODEL_FIELDS = ("model", "encoder", "decoder")  # a page's fields that pick a model
+
+
+def guided(lang: str = text.DEFAULT) -> list[list]:
+    """The guided path's steps in `lang`: [query, note] pairs, the note a key of the texts with what the bar says
+    of the step's models (`{"key", "models", "english_only"}`). A Korean or Japanese path reads that language's
+    sentences on the models made for it (multilingual BERT, KoGPT2, rinna's GPT-2); a step whose only model reads
+    English (sentiment, entities, answers) keeps its English sentence, and its note says why."""
+    own = examples(lang).get("guided_path") or examples()["guided_path"]
+    return [[urlencode({"tab": step["page"], **step["values"]}),
+             {"key": f"start.step.{number}", "english_only": bool(step.get("english_only")),
+              "models": [step["values"][name] for name in MODEL_FIELDS if step["values"].get(name)]
+              or list(step.get("models", []))}]
+            for number, step in enumerate(own, start=1)]
 
 
 def encode(steps: list[list]) -> str:
@@ -46,10 +56,11 @@ def encode(steps: list[list]) -> str:
     return base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode("ascii").rstrip("=")
 
 
-def decode(code: str, pages) -> list[list]:
-    """A link's lesson code as [query, note] steps, each a page of `pages`; InputError when it is not one."""
+def decode(code: str, pages, lang: str = text.DEFAULT) -> list[list]:
+    """A link's lesson code as [query, note] steps, each a page of `pages` (the guided path's in `lang`);
+    InputError when it is not one."""
     if code == GUIDED:
-        return guided()
+        return guided(lang)
     try:
         if len(code) > MOST_CODE:
             raise ValueError("too long")
@@ -126,7 +137,13 @@ def note_words(note, lang: str) -> str:
     if isinstance(note, dict):
         label = text.t(note["key"], lang)
         number, dot, rest = label.partition(" · ")
-        return rest if dot and number.isdigit() else label  # the app's own words, Markdown as written
+        words = rest if dot and number.isdigit() else label  # the app's own words, Markdown as written
+        if note.get("english_only") and lang != text.DEFAULT:
+            words += " · " + text.t("lesson.english_only", lang)
+        elif note.get("models") and lang != text.DEFAULT:  # the language's own models, named as the pickers do
+            words += " · " + text.t("lesson.models", lang, models=", ".join(
+                f"`{config.public_name(model).rpartition('/')[2]}`" for model in note["models"]))
+        return words
     return common.plain(note)
 
 
@@ -136,6 +153,13 @@ def where_words(position: dict, look: Look) -> str:
     counter = f"**{look.words(Text('lesson.step', k=k, n=len(steps)))}**"
     note = note_words(steps[k - 1][1], look.lang)
     return f"{counter} · {note}" if note else counter
+
+
+def _reworded(shown, lang):
+    """The bar's line for the step kept in `shown`, in `lang`."""
+    if not isinstance(shown, Shown) or not isinstance(shown.result, dict):
+        return gr.skip()
+    return where_words(shown.result, Look(text.language(lang)))
 
 
 class Bar:
@@ -159,6 +183,10 @@ class Bar:
         self.address.change(None, self.address, None, js=_SET_ADDRESS, api_visibility="private", queue=False)
         reader.views.append(View(self.state, lambda position, look: where_words(position, look), [self.where],
                                  error=self.error))
+        # a step asked for before a change of language arrives worded in the language it was asked in: its line is
+        # worded again in the page's own once it lands
+        self.state.change(_reworded, [self.state, reader.lang], [self.where], api_visibility="private", queue=False,
+                          show_progress="hidden")
 
     def outputs(self) -> list:
         return [self.row, self.where, self.previous, self.next, self.state, self.address, self.error]
@@ -170,7 +198,7 @@ class Bar:
         """What a link's `lesson` and `step` open: the step's page, filled in and run (`links.open`), and the bar."""
         lang = text.language(params.get(LANG_ASKED) or params.get("lang"))
         try:
-            steps = decode(params.get(LESSON, ""), links.pages)
+            steps = decode(params.get(LESSON, ""), links.pages, lang)
         except InputError as exc:
             return [*links.open("", {}), *self.refused(exc, lang)]
         position = {"lesson": params[LESSON], "steps": steps, "k": step_number(params.get(STEP), len(steps))}
@@ -189,7 +217,8 @@ class Bar:
     def page_of(self, links, params: dict) -> str:
         """The page a lesson's link (`lesson`, `step`) opens, or "" for a lesson that cannot be followed."""
         try:
-            steps = decode(params.get(LESSON, ""), links.pages)
+            steps = decode(params.get(LESSON, ""), links.pages,
+                           text.language(params.get(LANG_ASKED) or params.get("lang")))
         except InputError:
             return ""
         query = steps[step_number(params.get(STEP), len(steps)) - 1][0]
@@ -198,7 +227,7 @@ class Bar:
     def go(self, links, position: dict, lang: str) -> list:
         """The page of the position's step, opened and run, and the bar at that step."""
         params = dict(parse_qsl(position["steps"][position["k"] - 1][0], keep_blank_values=True))
-        return [*links.open(params.pop("tab", ""), params, True), *self.shown(position, lang)]
+        return [*links.open(params.pop("tab", ""), params, True, lang), *self.shown(position, lang)]
 
     def shown(self, position: dict, lang: str) -> list:
         """The bar at `position` ({"lesson": code, "steps": [...], "k": k}), worded in `lang`."""

@@ -14,6 +14,7 @@ from urllib.parse import parse_qsl
 
 import gradio as gr
 
+from bg_demo import text
 from bg_demo.ui import lazy
 from bg_demo.ui.strings import t
 
@@ -97,6 +98,9 @@ class Page:
     path: tuple = field(default=())  # (gr.Tabs, tab id) pairs to select, outermost first
     runs: tuple = field(default=())  # Run for each part of the page a link may run
     follows: tuple = field(default=())  # Follows: fields a link sets together, so that they agree
+    # lang -> {field: value}: what a link opening the page in that language puts in the fields it does not give
+    # (the Fine-tune tab's built-in task, in the page's language); None: such fields stay as they are
+    defaults: Callable[[str], dict] | None = None
 
     def under(self, tabs: gr.Tabs, tab_id: str) -> Page:
         return dataclasses.replace(self, path=((tabs, tab_id), *self.path))
@@ -217,14 +221,19 @@ class Links:
         own = [] if page is None else [*page.fields.values(), *(self.triggers[run] for run in page.runs)]
         return [*dict.fromkeys(own), *(self.bar.outputs() if self.bar else [])]
 
-    def open(self, page_id: str, values: dict, run: bool = False) -> list:
-        """The updates of `outputs()` but the bar's that fill `page_id` with `values` (and run it): all skipped
-        for no page. Its tabs are opened in the browser first (`opening`)."""
+    def open(self, page_id: str, values: dict, run: bool = False, lang: str | None = None) -> list:
+        """The updates of `outputs()` but the bar's that fill `page_id` with `values` (and run it), the page's
+        `defaults` in `lang` where `values` give none: all skipped for no page. Its tabs are opened in the browser
+        first (`opening`)."""
         page = self.pages.get(page_id)
         if page is None:
             return [gr.skip()] * (len(self.fields) + len(self.triggers))
         wanted = {page.fields[name]: convert(page.fields[name], value) if isinstance(value, str) else value
                   for name, value in values.items() if name in page.fields}
+        if page.defaults is not None:
+            for name, value in page.defaults(text.language(lang)).items():
+                if wanted.get(page.fields[name]) is None:
+                    wanted[page.fields[name]] = value
         wanted.update(agree(page, values))
         field_updates = []
         for component in self.fields:
@@ -273,7 +282,8 @@ class Links:
         if self.bar is not None and LESSON in params:
             return self.bar.follow(self, params)
         run = _truthy(params.pop(RUN, ""))
-        return [*self.open(params.pop("tab", ""), params, run), *(self.bar.skip() if self.bar else [])]
+        lang = params.pop(LANG_ASKED, None) or params.get("lang")
+        return [*self.open(params.pop("tab", ""), params, run, lang), *(self.bar.skip() if self.bar else [])]
 
     def wire(self, demo: gr.Blocks, steps=(), lang=None) -> None:
         """Read the URL on load; make each (button, js) step hand its query to the same handler (`js` returns it:

@@ -107,6 +107,9 @@ class Reader:
     def __init__(self, lang: gr.Radio, width: gr.Number):
         self.lang, self.width = lang, width
         self.views: list[View] = []
+        # (fn, inputs, outputs, options) of events a change of language runs after the page's own relabelling
+        # (`language.wire`): Gradio's client starts a change's listeners one after another, in the order they were made
+        self.on_language: list[tuple] = []
 
     @property
     def inputs(self) -> list:

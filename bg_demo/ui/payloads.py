@@ -203,6 +203,10 @@ EXAMPLES = {
                                         "label_words": ["great"], "predictions": ["positive"]}},
     "/explain_prompt_gpt": {"result": {"prompts": ["Review: What a lovely story.\nSentiment:"], "labels": ["positive"],
                                        "label_words": ["positive"], "predictions": ["positive"]}},
+    # a run's result as /fine_tune returns it, cut to what the explanation reads: its model is the caller's session's,
+    # so a client that has not run /fine_tune is told to, first
+    **{name: {"result": {"texts": ["What a lovely story.", "The plot was boring."]}}
+       for name in ("/explain_tune_bert", "/explain_tune_gpt")},
 }
 # what a value the page shows without a label is, by its kind: the JSON result, or a Markdown summary of it
 _UNLABELLED = {gr.JSON: "common.raw", gr.Markdown: "common.summary"}

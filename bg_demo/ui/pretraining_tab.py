@@ -31,7 +31,9 @@ def corrupted(result, look: Look):
         for tg in result.targets
     ]
     n = len(result.targets)
-    return (rows("pre.token_headers", shown, look), rows("pre.target_headers", targets_shown, look),
+    # a phone: each token as read, as seen, its label and whether it is a target; each target's guesses
+    return (rows("pre.token_headers", shown, look, phone=(1, 2, 3, 4)),
+            rows("pre.target_headers", targets_shown, look, phone=(1, 4, 5), widths=["25%", "50%", "25%"]),
             look.t("pre.loss", loss=result.loss, n=n, plural="" if n == 1 else "s"), result.to_dict())
 
 
@@ -53,10 +55,19 @@ def causal(text, model=None, progress=None):
     return common.run("decoder", backend.causal_lm, text, model_id=model or None, progress=progress)
 
 
+PHONE_CONTEXT = 16  # characters of the text read so far a phone's table shows: its end, where the target follows
+
+
+def _end(context: str) -> str:
+    return context if len(context) <= PHONE_CONTEXT else "…" + context[-(PHONE_CONTEXT - 1):]
+
+
 def causal_shown(result, look: Look):
-    steps = [[s.context, s.target, round(s.score, 4), round(s.loss, 3), s.rank] for s in result.steps]
+    steps = [[_end(s.context) if look.narrow else s.context, s.target, round(s.score, 4), round(s.loss, 3), s.rank]
+             for s in result.steps]
     summary = look.t("pre.causal_loss", loss=result.loss, perplexity=result.perplexity)
-    return rows("pre.causal_headers", steps, look), figures.causal_loss_bars(result, look), summary, result.to_dict()
+    # a phone: the end of the text read so far, the target and its probability
+    return rows("pre.causal_headers", steps, look, phone=(0, 1, 2)), figures.causal_loss_bars(result, look), summary, result.to_dict()
 
 
 def random_second() -> str:
@@ -95,7 +106,7 @@ def _build_mlm(reader, model) -> Page:
         button = gr.Button(t("pre.corrupt"), variant="primary")
         again = gr.Button(t("pre.reroll"), elem_classes=["bg-run"])
     tokens = table("pre.token_headers", label=t("pre.tokens"), interactive=False, render=False)
-    guesses = table("pre.target_headers", label=t("pre.targets"), interactive=False, render=False)
+    guesses = table("pre.target_headers", label=t("pre.targets"), interactive=False, render=False, wrap=True)
     loss = gr.Markdown(render=False)
     raw = gr.JSON(render=False)
     task = Task(reader, corrupt, corrupted, {"text": text, "seed": seed, "model": model}, [tokens, guesses, loss, raw],
@@ -150,7 +161,7 @@ def _build_causal(reader, model) -> Page:
     gr.Markdown(t("pre.causal.about"))
     text = gr.Textbox(label=t("pre.text"), lines=1, max_lines=6)
     button = gr.Button(t("pre.causal_run"), variant="primary")
-    steps = table("pre.causal_headers", label=t("pre.causal_table"), interactive=False, render=False)
+    steps = table("pre.causal_headers", label=t("pre.causal_table"), interactive=False, render=False, wrap=True)
     plot = gr.Plot(label=t("pre.causal_plot"), render=False)
     summary = gr.Markdown(render=False)
     raw = gr.JSON(render=False)

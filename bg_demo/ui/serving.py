@@ -18,7 +18,10 @@ import hmac
 import json
 import logging
 import secrets
+import threading
 from collections import Counter, OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from starlette.requests import Request
 
@@ -113,10 +116,14 @@ def mcp_caller(scope) -> tuple[str, str]:
     return f"mcp:{address}:{digest}", address
 
 
-def _stamped(scope, who: str, address: str) -> dict:
-    """The scope with the caller's stamp (`CALLER_HEADER`) in place of any the request brought."""
-    headers = [(k, v) for k, v in scope["headers"] if k.decode("latin-1").lower() != CALLER_HEADER]
+def _stamped(scope, who: str, address: str, ticket: str | None = None) -> dict:
+    """The scope with the caller's stamp (`CALLER_HEADER`), and a tool call's ticket (`CALL_HEADER`), in place of any
+    the request brought."""
+    ours = (CALLER_HEADER, CALL_HEADER)
+    headers = [(k, v) for k, v in scope["headers"] if k.decode("latin-1").lower() not in ours]
     headers.append((CALLER_HEADER.encode(), f"{_SECRET} {who} {address}".encode()))
+    if ticket is not None:
+        headers.append((CALL_HEADER.encode(), f"{_SECRET} {ticket}".encode()))
     return {**scope, "headers": headers}
 
 
@@ -133,6 +140,113 @@ def owner(session, request) -> tuple[str | None, str]:
 _MCP_CALLS: Counter = Counter()  # MCP calls being answered, per caller
 
 
+# --- a call its assistant gave up on ------------------------------------------------------------------------------
+#
+# Gradio's MCP server waits for a tool's loopback call in a thread that nothing cancels: when an assistant closes its
+# request, the MCP SDK cancels the server's handler, which still waits for that thread, and the call itself goes on in
+# the queue, holding its slot and its caller's share until it ends (a generation: up to 30 s). An MCP
+# `notifications/cancelled` does not even reach the handler: Gradio's transport is stateless, each request a session of
+# its own, so the SDK finds no earlier request to cancel. So the guard gives each tool call a ticket (CALL_HEADER,
+# carried to the loopback call with the request's other headers), the tool says how it is stopped while it runs
+# (`bg_demo.ui.tutor_tools`), and the guard stops it when the request ends unanswered or its caller cancels it.
+
+CALL_HEADER = "x-bg-demo-call"
+
+
+class GivenUp(Exception):
+    """The call's assistant stopped waiting for it (closed its request or cancelled it): it is not run, or ended."""
+
+
+@dataclass
+class _Call:
+    who: str  # the caller (`mcp_caller`)
+    request_id: object  # its JSON-RPC id, which a cancel names
+    state: str = "waiting"  # "waiting" (in the queue) -> "running" -> "done"; or "given up"
+    stop: Callable[[], None] | None = None  # how the running tool is stopped
+
+
+class McpCalls:
+    """The MCP tool calls being answered, each under a ticket: opened when the guard lets the request in, closed when
+    the request ends. A call still running then was given up on (its answer cannot be sent): it is stopped, and one
+    still waiting in the queue is not run. A client's cancel names a request by its JSON-RPC id, which several of a
+    caller's sessions may share (each numbers its own): only a cancel that names one open call stops it."""
+
+    def __init__(self) -> None:
+        self._calls: dict[str, _Call] = {}
+        self._lock = threading.Lock()  # a tool starts and ends in a worker thread, the guard opens and closes on the loop
+
+    def open(self, who: str, request_id) -> str:
+        ticket = secrets.token_hex(8)
+        with self._lock:
+            self._calls[ticket] = _Call(who, request_id)
+        return ticket
+
+    def close(self, ticket: str) -> None:
+        """The call's request has ended, answered or not."""
+        with self._lock:
+            call = self._calls.pop(ticket, None)
+        if call is not None and call.state == "running":
+            self._stop(call)
+
+    def cancel(self, who: str, request_id) -> bool:
+        """`notifications/cancelled` from `who` for its request `request_id`: whether a call was stopped (one still
+        waiting is stopped before it runs)."""
+        with self._lock:
+            named = [call for call in self._calls.values() if (call.who, call.request_id) == (who, request_id)]
+            if len(named) != 1 or named[0].state not in ("waiting", "running"):
+                return False  # none, or several sessions' requests of that number: no telling which
+            call, running = named[0], named[0].state == "running"
+            call.state = "given up"
+        if running:
+            self._stop(call)
+        return True
+
+    def start(self, ticket: str | None, stop: Callable[[], None] | None = None) -> None:
+        """A tool of call `ticket` starts (None: a call not made over MCP); `stop()` ends it early, from any thread
+        (None: it cannot be stopped once running). GivenUp if its assistant gave up while it waited."""
+        if ticket is None:
+            return
+        with self._lock:
+            call = self._calls.get(ticket)
+            if call is None or call.state != "waiting":  # closed, or cancelled, before it ran
+                raise GivenUp(ticket)
+            call.state, call.stop = "running", stop
+
+    def finish(self, ticket: str | None) -> None:
+        """The tool of call `ticket` has ended: nothing is stopped from now on."""
+        with self._lock:
+            call = self._calls.get(ticket)
+            if call is not None and call.state == "running":
+                call.state, call.stop = "done", None
+
+    def given_up(self, ticket: str | None) -> bool:
+        """Whether the call was cancelled or its request closed (its tool is being stopped)."""
+        with self._lock:
+            call = self._calls.get(ticket)
+            return ticket is not None and (call is None or call.state == "given up")
+
+    def open_requests(self) -> list[tuple[str, object]]:
+        """(caller, JSON-RPC id) of every call being answered."""
+        with self._lock:
+            return [(call.who, call.request_id) for call in self._calls.values()]
+
+    @staticmethod
+    def _stop(call: _Call) -> None:
+        if call.stop is not None:
+            call.stop()
+
+
+MCP_CALLS = McpCalls()
+
+
+def call_ticket(request) -> str | None:
+    """The ticket the guard gave the MCP call a loopback request makes (see `McpCalls`), or None: a call made
+    otherwise, or a ticket without the server's secret."""
+    headers = getattr(request, "headers", None) or {}
+    stamp = headers.get(CALL_HEADER, "").split(" ")
+    return stamp[1] if len(stamp) == 2 and hmac.compare_digest(stamp[0], _SECRET) else None
+
+
 def make_fair(demo) -> None:
     """Every concurrency group of the app's queue (made or to be made) waits in a FairList; after `demo.queue()`."""
     gradio_compat.order_waiting(demo, FairList)
@@ -144,10 +258,14 @@ def make_fair(demo) -> None:
 class Guard:
     """ASGI middleware in front of Gradio's routes: refuses uploads (the app has no file input), refuses a call with
     more or fewer values than its endpoint takes (in words naming them: Gradio answers `{"error": null}`), holds
-    each session and address to its share of the queue, and lets an event be cancelled only by its own session."""
+    each session and address to its share of the queue, and lets an event be cancelled only by its own session.
 
-    def __init__(self, app) -> None:
+    `check_tool_call(blocks, tool, arguments, lang)`: words refusing an MCP tool call's arguments, or None to let it
+    through (`tutor_tools.refused_arguments`: the MCP SDK's own check words it in English)."""
+
+    def __init__(self, app, check_tool_call: Callable | None = None) -> None:
         self.app = app
+        self.check_tool_call = check_tool_call
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] == "http" and scope["method"] == "GET" and scope["path"].rstrip("/") == gradio_compat.MCP_SCHEMA:
@@ -198,25 +316,40 @@ class Guard:
                     del _JOINING[key]
 
     async def _mcp(self, scope, receive, send) -> None:
-        """An assistant's request: stamped with who sent it (see `owner`), and a call past its share of
-        EVENTS_PER_SESSION at once answered at once, as a tool's error in the caller's language."""
+        """An assistant's request: stamped with who sent it (see `owner`); a call past its share of
+        EVENTS_PER_SESSION at once, or with arguments its tool's schema refuses, answered at once as a tool's error in
+        the caller's language; a tool call ended if its request ends unanswered, or its caller cancels it
+        (`McpCalls`)."""
         who, address = mcp_caller(scope)
         body = await _read_body(receive)
         try:
             message = json.loads(body or b"{}")
         except ValueError:
             message = {}
+        message = message if isinstance(message, dict) else {}
         # a call over streamable HTTP is answered on its own request, so it is in flight while that request is; over
         # SSE (`/mcp/messages/`) the request only hands it over, and the loopback call's share applies instead
         streamed = not scope["path"].startswith(gradio_compat.MCP_MESSAGES)
-        calls = message if streamed and isinstance(message, dict) and message.get("method") in MCP_METHODS else None
+        calls = message if streamed and message.get("method") in MCP_METHODS else None
+        if streamed and message.get("method") == "notifications/cancelled":
+            MCP_CALLS.cancel(who, _params(message).get("requestId"))
         if calls is not None and _MCP_CALLS[who] >= EVENTS_PER_SESSION:
             return await _mcp_refusal(scope, send, calls, "error.busy_session", limit=EVENTS_PER_SESSION)
+        tool_call = calls is not None and calls.get("method") == "tools/call"
+        if tool_call and self.check_tool_call is not None:
+            params, lang = _params(calls), text.language(Request(scope).headers.get("accept-language"))
+            refusal = self.check_tool_call(gradio_compat.blocks_of(scope), params.get("name"),
+                                           params.get("arguments") or {}, lang)
+            if refusal is not None:
+                return await _mcp_answer(send, calls, refusal)
         if calls is not None:
             _MCP_CALLS[who] += 1  # no await since the check: calls arriving together see each other
+        ticket = MCP_CALLS.open(who, calls.get("id")) if tool_call else None
         try:
-            return await self.app(_stamped(scope, who, address), _replay(body, then=receive), send)
+            return await self.app(_stamped(scope, who, address, ticket), _replay(body, then=receive), send)
         finally:
+            if ticket is not None:
+                MCP_CALLS.close(ticket)  # a tool still running has no one to answer: stopped
             if calls is not None:
                 _MCP_CALLS[who] -= 1
                 if _MCP_CALLS[who] <= 0:
@@ -258,10 +391,20 @@ def rewriting(send, wanted, rewrite):
     return held
 
 
+def _params(message: dict) -> dict:
+    params = message.get("params")
+    return params if isinstance(params, dict) else {}
+
+
 async def _mcp_refusal(scope, send, call: dict, key: str, **values) -> None:
+    """A JSON-RPC answer to an MCP call that is not run (`_mcp_answer`), worded in the language the request asks
+    for."""
+    await _mcp_answer(send, call, text.t(key, text.language(Request(scope).headers.get("accept-language")), **values))
+
+
+async def _mcp_answer(send, call: dict, words: str) -> None:
     """A JSON-RPC answer to an MCP call that is not run: for a tool, its result marked as an error (what an assistant
-    reads and can act on), else a JSON-RPC error; worded in the language the request asks for."""
-    words = text.t(key, text.language(Request(scope).headers.get("accept-language")), **values)
+    reads and can act on), else a JSON-RPC error."""
     if call.get("method") == "tools/call":
         answer = {"result": {"content": [{"type": "text", "text": words}], "isError": True}}
     else:

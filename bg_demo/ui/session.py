@@ -24,7 +24,9 @@ from bg_demo.ui.serving import SESSION_CAPACITY, SESSION_IDLE_SECONDS
 class Session:
     """One browser's server-side record."""
 
-    streams: dict = field(default_factory=dict)  # handle -> kind ("generation", "training"): ended by Stop or leaving
+    # stream -> kind ("generation", "tune_bert", ...): ended by Stop or leaving; a stream is anything with `cancel()`
+    # (`common.Started`, which reaches its backend handle once the handle exists, or a handle)
+    streams: dict = field(default_factory=dict)
 
 
 class Sessions:
@@ -80,8 +82,9 @@ class Sessions:
         return handles
 
     async def stop(self, session: str, wait: float = 2.0, kind: str = "generation") -> int:
-        """Cancel the session's streams of `kind` and wait (without blocking the event loop) until they have sent
-        their last result, so Stop ends each with what it has so far. Returns how many there were."""
+        """Cancel the session's streams of `kind` at once (each sends no more steps, only its final result) and wait
+        (without blocking the event loop) until they have sent that result, so Stop ends each with what it has so far.
+        Returns how many there were (0: none was running, e.g. it had already ended)."""
         handles = self.cancel(session, kind)
         deadline = time.monotonic() + wait
         while handles & self.streams(session) and time.monotonic() < deadline:

@@ -117,9 +117,17 @@ def tables(blocks: gr.Blocks) -> list[tuple[gr.Dataframe, str]]:
             if isinstance(block, gr.Dataframe) and hasattr(block, HEADERS)]
 
 
-def rows(key: str, data: list, look) -> dict:
-    """A table's value with its headers in the reader's language (a plain list would take the English ones)."""
-    return {"data": data, "headers": headers(key, look.lang)}
+def rows(key: str, data: list, look, phone: tuple[int, ...] | None = None, widths: list[str] | None = None):
+    """A table's value with its headers in the reader's language (a plain list would take the English ones); on a
+    phone's narrow page, only the columns `phone` names (by index), each as wide as `widths` says if given (Gradio
+    sizes a column to its longest cell), so that what matters is on screen rather than a sideways scroll away (the
+    rest is in the raw result)."""
+    names = headers(key, look.lang)
+    if phone is not None and look.narrow:
+        names, data = [names[i] for i in phone], [[row[i] for i in phone] for row in data]
+        if widths is not None:
+            return gr.Dataframe({"data": data, "headers": names}, column_widths=widths)
+    return {"data": data, "headers": names}
 
 
 @cache

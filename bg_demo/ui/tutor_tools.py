@@ -9,19 +9,25 @@ and return figures.
 A tool call is an ordinary call of its endpoint: it joins the same queue as a student's request (in the
 concurrency group of the page it mirrors), counts against its caller's share (`serving.owner`: an assistant is a
 session of its own), runs the backend under the same limits, and a refusal comes back as the tool's error, worded
-in the language the MCP request's Accept-Language asks for, never a traceback.
+in the language the MCP request's Accept-Language asks for, never a traceback. Arguments a tool's schema refuses are
+refused so before the call runs (`refused_arguments`, which the guard asks), and a call its assistant gives up on
+ends on the server (`stoppable`, `serving.McpCalls`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
 import typing
+import weakref
 
 import gradio as gr
+import jsonschema
 
 from bg_demo import text, tutor
 from bg_demo.config import LIMITS
+from bg_demo.errors import shown
 from bg_demo.look import Look
 from bg_demo.ui import common, gradio_compat, payloads, serving
 from bg_demo.ui.page import failure
@@ -80,33 +86,44 @@ def tool(fn):
     takes_client = "client" in signature.parameters
 
     def prepared(args, kwargs):
-        """(arguments, keyword arguments, language): Gradio passes the request last (it finds the parameter by its
-        annotation), after the tool's own values."""
+        """(arguments, keyword arguments, language, the MCP call's ticket): Gradio passes the request last (it finds
+        the parameter by its annotation), after the tool's own values."""
         args = list(args)
         request = args.pop() if len(args) > len(public) else kwargs.pop("request", None)
         lang = text.language(request.headers.get("accept-language")) if request is not None else text.DEFAULT
         if takes_client:
             session = getattr(request, "session_hash", None)
             kwargs["client"] = serving.owner(session, request)[0] or ""  # the decoding engine's share: the caller's
-        return args, kwargs, lang
+        return args, kwargs, lang, serving.call_ticket(request)
 
     def refused(exc, lang):
+        if isinstance(exc, serving.GivenUp):
+            return gr.Error(text.t("error.call_given_up", lang), print_exception=False)
         return gr.Error(Look(lang).words(failure(exc, fn.__name__)), print_exception=False)
 
     if inspect.iscoroutinefunction(fn):
         async def call(*args, **kwargs):
-            args, kwargs, lang = prepared(args, kwargs)
-            try:
+            args, kwargs, lang, ticket = prepared(args, kwargs)
+
+            async def run():
                 with text.use(lang):
                     return as_json(await fn(*args, **kwargs))
+
+            try:
+                return await stoppable(ticket, run())
             except Exception as exc:
                 raise refused(exc, lang) from None
     else:
         def call(*args, **kwargs):
-            args, kwargs, lang = prepared(args, kwargs)
+            args, kwargs, lang, ticket = prepared(args, kwargs)
             try:
-                with text.use(lang):
-                    return as_json(fn(*args, **kwargs))
+                # a call given up on while it waited is not run; once running in this thread it cannot be stopped
+                serving.MCP_CALLS.start(ticket)
+                try:
+                    with text.use(lang):
+                        return as_json(fn(*args, **kwargs))
+                finally:
+                    serving.MCP_CALLS.finish(ticket)
             except Exception as exc:
                 raise refused(exc, lang) from None
 
@@ -117,6 +134,84 @@ def tool(fn):
     call.__name__ = call.__qualname__ = fn.__name__  # the tool's name
     call.__doc__ = fn.__doc__  # its description, arguments and result, as an assistant reads them
     return call
+
+
+def refused_arguments(blocks: gr.Blocks, name, arguments, lang: str) -> str | None:
+    """Words, in `lang`, for a call of tool `name` whose arguments its schema (the one the MCP server lists) refuses:
+    a required argument left out, one the tool does not take, a value of another type or not among the choices, each
+    naming the argument; None when they fit, or `name` is no tool of these. The MCP SDK checks the same schema but
+    answers in English, naming the value and not always the argument ("'five' is not of type 'integer'"), and Gradio
+    answers an unknown argument by asking to click "view API"; so the guard asks this first (`serving.Guard`)."""
+    schema = _schemas(blocks).get(name) if isinstance(name, str) else None
+    if schema is None or not isinstance(arguments, dict):
+        return None  # not one of the tools, or no arguments object: the MCP server's own answer
+    properties, required = schema
+    for argument in arguments:
+        if argument not in properties:
+            return text.t("error.tool_argument_unknown", lang, tool=name, argument=argument,
+                          arguments=", ".join(properties))
+    for argument in required:
+        if argument not in arguments:
+            return text.t("error.tool_argument_missing", lang, tool=name, argument=argument,
+                          expected=expected(properties[argument]))
+    for argument, value in arguments.items():
+        kind = properties[argument]
+        if not jsonschema.validators.validator_for(kind)(kind).is_valid(value):  # as the MCP SDK validates
+            return text.t("error.tool_argument_type", lang, tool=name, argument=argument, expected=expected(kind),
+                          got=shown(value))
+    return None
+
+
+_SCHEMAS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # per app: {tool: (properties, required)}
+
+
+def _schemas(blocks) -> dict:
+    """{tool name as listed: ({argument: JSON schema}, [required arguments])}, from the API description of each
+    tool's endpoint, as Gradio's MCP server builds each tool's input schema (once per app: it never changes)."""
+    if blocks not in _SCHEMAS:
+        endpoints = blocks.get_api_info()["named_endpoints"]
+        found = {}
+        for fn in tutor.TOOLS:
+            parameters = endpoints.get(f"/{PREFIX}{fn.__name__}", {}).get("parameters", [])
+            found[gradio_compat.mcp_name(fn.__name__)] = (
+                {p["parameter_name"]: p["type"] for p in parameters},
+                [p["parameter_name"] for p in parameters if not p.get("parameter_has_default", False)])
+        _SCHEMAS[blocks] = found
+    return _SCHEMAS[blocks]
+
+
+def expected(schema: dict) -> str:
+    """An argument's JSON schema as a short type: string, integer, null | integer, [[string]], "greedy" | "beam"."""
+    if "enum" in schema:
+        return " | ".join(json.dumps(choice, ensure_ascii=False) for choice in schema["enum"])
+    for either in ("oneOf", "anyOf"):
+        if either in schema:
+            return " | ".join(expected(part) for part in schema[either])
+    if schema.get("type") == "array":
+        return f"[{expected(schema.get('items', {}))}]"
+    kind = schema.get("type")
+    return kind if isinstance(kind, str) else json.dumps(schema, ensure_ascii=False)
+
+
+async def stoppable(ticket: str | None, work):
+    """Await the coroutine `work`, the tool of MCP call `ticket` (None: a call made otherwise), cancelled as soon as
+    its assistant gives up on the call (`serving.McpCalls`), so that it leaves the queue and, for a generation, the
+    decoding engine (`tutor.generate` cancels its request) at once; serving.GivenUp then."""
+    loop = asyncio.get_running_loop()
+    try:
+        serving.MCP_CALLS.start(ticket, lambda: loop.call_soon_threadsafe(task.cancel))
+    except serving.GivenUp:
+        work.close()  # never started
+        raise
+    task = asyncio.ensure_future(work)  # before any await: the stop above finds it
+    try:
+        return await task
+    except asyncio.CancelledError:
+        if asyncio.current_task().cancelling():  # the event itself was cancelled (Gradio's own cancel)
+            raise
+        raise serving.GivenUp(ticket) from None
+    finally:
+        serving.MCP_CALLS.finish(ticket)
 
 
 def as_json(result: dict) -> str:
@@ -143,5 +238,5 @@ def glossary(lang: str) -> str:
 
 
 def models() -> str:
-    """Each role's default model and the other models a tool's `model` argument accepts (Hub ids, with language and size), and which tools read each role; JSON."""
+    """Each role's default model and the other models a tool's `model` argument accepts (Hub ids, with short name, language and size), which to pass for English, Korean or Japanese text, and which tools read each role; JSON."""
     return tutor.model_catalogue()

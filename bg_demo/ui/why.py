@@ -3,6 +3,7 @@ when asked (an explanation costs dozens of passes; the prediction stays as fast 
 
 from __future__ import annotations
 
+import inspect
 from urllib.parse import urlencode
 
 import gradio as gr
@@ -74,8 +75,10 @@ def section(reader, explain, inputs: dict, *, page_id: str, api_name: str, link=
     link(*inputs) is the text the Attention tab is opened with (None: no link, for a model that tab does not
     show); choices() makes the panel's own inputs (which mask, entity or sequence), added after `inputs`;
     `model` is the page's model picker, passed as explain(..., model=…) and last in the API's inputs but for
-    `shown`: the page's inputs an explanation must agree with (how many guesses are on screen), passed by name."""
+    `shown`: the page's inputs an explanation must agree with (how many guesses are on screen), passed by name.
+    An `explain` that takes `request` is given Gradio's (the session's own state: a student's fine-tuned model)."""
     shown = shown or {}
+    asks = "request" in inspect.signature(explain).parameters
     with gr.Accordion(t("why.title"), open=False):
         gr.Markdown(t("why.about"))
         with gr.Row(equal_height=True):
@@ -87,9 +90,11 @@ def section(reader, explain, inputs: dict, *, page_id: str, api_name: str, link=
         notes = gr.Markdown(render=False)
         raw = gr.JSON(render=False)
 
-        def why(*values):
+        def why(*values, request=None):
             n = len(values) - len(shown)
             values, options = values[:n], dict(zip(shown, values[n:]))
+            if asks:
+                options["request"] = request
             if model is not None:
                 *values, chosen = values
                 options["model"] = chosen or None
