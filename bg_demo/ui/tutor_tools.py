@@ -23,7 +23,7 @@ import typing
 import weakref
 
 import gradio as gr
-import jsonschema
+import jsonschema  # the validator the MCP SDK checks arguments with: `mcp` (requirements.txt) depends on it
 
 from bg_demo import text, tutor
 from bg_demo.config import LIMITS
