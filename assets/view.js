@@ -16,7 +16,8 @@
   let watching = null;  // the first output of that run, while it is computed
   let outputs = [];  // every output of that run seen busy (one may show only once it has a value: a summary line)
 
-  const panelOf = (el) => el && el.closest && el.closest(GRADIO.tab_panel);  // the innermost tab
+  // the innermost tab, or the page (a page with no tabs: `bg-page`, ui/__init__.py)
+  const panelOf = (el) => el && el.closest && (el.closest(GRADIO.tab_panel) || el.closest(".bg-page"));
   const shown = (el) => el && el.isConnected && el.getClientRects().length > 0 && el.getBoundingClientRect().height > 0;
   const scrollToTop = (el) => {
     const top = el.getBoundingClientRect().top + window.scrollY - TOP_GAP;

@@ -147,9 +147,11 @@ class Student:
         self.heartbeat.__enter__()
 
     def submit(self, endpoint: str, args, look: bool = True) -> str:
-        # every page's endpoint ends with the reader's `lang` and `width` (the app's guard fills them in when a call
-        # leaves them out; the server here runs without the guard's per-address shares, so the class sends them)
-        body = {"data": [*args, *(LOOK if look else ())], "fn_index": self.fn[endpoint.strip("/")], "session_hash": self.session,
+        # every page's endpoint ends with the reader's `lang` and `width`, /generate then with the former name of
+        # `sequences` (0: not given) (the app's guard fills them in when a call leaves them out; the server here runs
+        # without the guard's per-address shares, so the class sends them)
+        former = (0,) if look and endpoint.strip("/") == "generate" else ()
+        body = {"data": [*args, *(LOOK if look else ()), *former], "fn_index": self.fn[endpoint.strip("/")], "session_hash": self.session,
                 "event_data": None, "trigger_id": None}
         return self.http.post("gradio_api/queue/join", json=body).json()["event_id"]
 

@@ -19,8 +19,9 @@ a weak signal), and printed as one row of a table:
 The phone's CPU is emulated too: Chromium runs the page's main thread `--cpu-throttle` times slower
 (`Emulation.setCPUThrottlingRate`; 4 is DevTools' "mid-tier mobile"). Then the app's own setting is opened once more
 on loopback (no link emulation, the same CPU throttling): what the page's own work costs when the bytes are free;
-and there each tab is selected once, in order, printing the seconds from the click until the browser has painted
-twice after it (Gradio 6 mounts a tab's components on its first selection: that is the first switch's cost).
+and there each page of the app is opened by its address (its components and events, its document, the seconds until
+its content shows, its main thread's CPU), then each from the one before through the navigation (the seconds from
+the click until its content is painted).
 
 The bytes depend on nothing else; the seconds also on this machine's CPU (on a shared machine, compare rows of one
 run only). Uvicorn speaks HTTP/1.1, so the browser fetches Gradio's ~80 script and style modules six at a time,
@@ -48,7 +49,8 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run"]
-TAB_BAR = "[role=tablist]"
+TAB_BAR = ".bg-nav"  # the app's navigation: every page shows it with the page
+PAGE = ".bg-page"  # a page's own content (ui/__init__.py `build_page`)
 SETTLE_SECONDS = 2.0  # a visit is over when nothing new has loaded for this long (the heartbeat stream stays open)
 SETTLE_MOST = 30.0  # or this long after the tab bar showed, whatever still trickles in
 
@@ -146,34 +148,51 @@ class Visit:
         return sum(entry["wire"] for entry in self.requests.values() if entry["type"] == "Document")
 
     def switches(self) -> list[tuple[str, float]]:
-        """Select each tab of the main tab bar once, in order: (its label, seconds from the click until two frames
-        were painted after its content is on the page). A tab built on opening (`bg_demo.ui.lazy`) has its content
-        sent by the server first: its time includes that round trip."""
-        from bg_demo.ui import lazy
-
-        tabs = self.page.locator(f"{TAB_BAR} >> nth=0").locator("[role=tab]")
+        """Open each other page of the app from the navigation, in order: (its address, seconds from the click until
+        its content is visible and two frames were painted), each from the page before."""
         times = []
-        for i in range(tabs.count()):
-            tab = tabs.nth(i)
-            label = tab.inner_text().strip()
-            if tab.get_attribute("aria-selected") == "true":
-                continue  # the tab the page opened on
-            seconds = self.page.evaluate("""([tab, content, deferred]) => new Promise(done => {
-                const started = performance.now();
-                const painted = () => requestAnimationFrame(() => requestAnimationFrame(
-                    () => done((performance.now() - started) / 1000)));
-                const id = content.replace("%s", tab.dataset.tabId);
-                const waits = deferred.includes(tab.dataset.tabId) && !document.getElementById(id);
-                tab.click();
-                if (!waits) return painted();
-                const wait = () => document.getElementById(id) ? painted() : setTimeout(wait, 5);
-                wait();
-            })""", [tab.element_handle(), lazy.CONTENT_ID, sorted(lazy.DEFERRED)])
-            times.append((label, seconds))
+        for path in [module.PATH for module in _pages()][1:]:
+            link = self.page.locator(f".bg-nav-{path} a, a.bg-nav-{path}").first
+            start = time.monotonic()
+            link.click()
+            self.page.wait_for_url(f"**/{path}*", timeout=120_000)
+            self.page.locator(PAGE).first.wait_for(state="visible", timeout=120_000)
+            self.page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+            times.append((path, time.monotonic() - start))
         return times
 
     def close(self) -> None:
         self.context.close()
+
+
+def _pages():
+    from bg_demo.ui import site
+
+    return site.PAGES
+
+
+def each_page(browser, url: str, throttle: float) -> list[dict]:
+    """Each page of the app opened by its address in a fresh browser (loopback, the CPU throttled): its components
+    and events (its own config), its document, the seconds until its content shows and its main thread's CPU."""
+    import json
+
+    config = json.loads(urllib.request.urlopen(url + "config").read())
+    rows = []
+    for module in _pages():
+        visit = Visit(browser, url + module.PATH, None, throttle)
+        try:
+            start = time.monotonic()
+            visit.page.goto(visit.url, wait_until="commit")
+            visit.page.locator(PAGE).first.wait_for(state="visible", timeout=120_000)
+            shown = time.monotonic() - start
+            metrics = visit.cdp.send("Performance.getMetrics")["metrics"]
+            page = config["page"][module.PATH]
+            rows.append({"path": module.PATH or "/", "components": len(page["components"]),
+                         "events": len(page["dependencies"]), "raw": document_size(url + module.PATH),
+                         "shown": shown, "cpu": next(m["value"] for m in metrics if m["name"] == "ThreadTime")})
+        finally:
+            visit.close()
+    return rows
 
 
 def document_size(url: str) -> int:
@@ -182,7 +201,7 @@ def document_size(url: str) -> int:
 
 
 def measure(name: str, options: dict, browser, link: dict | None, repeats: int, throttle: float = 1.0,
-            switches: bool = False) -> dict:
+            switches: bool = False, pages: bool = False) -> dict:
     from bg_demo.ui import build_demo
 
     demo = build_demo()
@@ -203,6 +222,7 @@ def measure(name: str, options: dict, browser, link: dict | None, repeats: int, 
                 reloads.append(visit.bytes())
             finally:
                 visit.close()
+        every = each_page(browser, url, throttle) if pages else []
 
     finally:
         demo.close()
@@ -210,7 +230,7 @@ def measure(name: str, options: dict, browser, link: dict | None, repeats: int, 
             "first": statistics.median(firsts), "reload": statistics.median(reloads), "tab_bar": statistics.median(shown),
             "cpu": statistics.median(cpu),
             "switches": [(label, statistics.median(t for run in switched for name, t in run if name == label))
-                         for label, _ in switched[0]] if switched else []}
+                         for label, _ in switched[0]] if switched else [], "pages": every}
 
 
 def main() -> int:
@@ -234,7 +254,7 @@ def main() -> int:
                 if not args.app_only or name == "+ device fonts (the app)":
                     rows.append(measure(name, options, browser, link, args.repeats, args.cpu_throttle))
             rows.append(measure("the app, on loopback", settings()["+ device fonts (the app)"], browser, None,
-                                args.repeats, args.cpu_throttle, switches=True))
+                                args.repeats, args.cpu_throttle, switches=True, pages=True))
         finally:
             browser.close()
     print(f"first visit on {args.down:g} kbit/s down, {args.up:g} kbit/s up, {args.latency:g} ms latency; "
@@ -248,7 +268,13 @@ def main() -> int:
     print("\ndocument: the HTML as the browser reads it; on wire: as sent (headers included); first visit, reload: "
           "every byte the page moved;\ntab bar: seconds until it shows on the throttled link; its CPU: the seconds the "
           "page's main thread ran until then (its own work, which other load on this machine only delays)")
-    print("\nfirst switch to each tab (the app, on loopback; seconds from the click to the second frame painted):")
+    print("\neach page by its address (the app, on loopback, the CPU throttled; a fresh browser each):")
+    print(f"  {'page':16s} {'components':>10s} {'events':>7s} {'document':>9s} {'shown':>7s} {'its CPU':>8s}")
+    for row in rows[-1]["pages"]:
+        print(f"  {row['path']:16s} {row['components']:10d} {row['events']:7d} {row['raw'] / 1000:6.0f} KB "
+              f"{row['shown']:6.2f}s {row['cpu']:7.2f}s")
+    print("\neach page opened from the one before through the navigation (seconds from the click to its content "
+          "painted):")
     for label, seconds in rows[-1]["switches"]:
         print(f"  {label[:40]:40s} {seconds:6.2f} s")
     return 0

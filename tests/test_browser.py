@@ -8,15 +8,27 @@ from playwright.sync_api import expect
 
 @pytest.fixture
 def page(browser, app_url):
-    """A fresh page per test, so no toast or state leaks from one test into the next."""
+    """A fresh page per test, so no toast or state leaks from one test into the next: each test opens the app's
+    page it needs at its address (`bg_demo.ui.site`)."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.goto(app_url)
     yield page
     page.close()
 
 
-def test_fill_mask_example_runs_and_shows_its_result(page):
-    page.get_by_role("tab", name="Fill-mask").click()
+def _go(page, app_url: str, path: str = "", sub: str | None = None) -> None:
+    """The app's page at `path` ("" the Start page), then its sub-tab `sub`, as a student opens them."""
+    page.goto(f"{app_url}{path}")
+    if sub:
+        _visible(page, f"role=tab[name='{sub}']").first.click()
+
+
+def _shown(page, path: str):
+    """The navigation's link to the page at `path` marked as the page on screen (the only one so marked)."""
+    return page.locator(f".bg-nav-link.primary.bg-nav-{path or 'start'}")
+
+
+def test_fill_mask_example_runs_and_shows_its_result(page, app_url):
+    _go(page, app_url, "fill-mask")
     page.get_by_text("The cat sat on the [MASK].").first.click()  # an example: loads and runs
     filled = page.get_by_label("Sentence with the best guess for each mask")
     expect(filled).not_to_have_value("", timeout=30_000)
@@ -27,16 +39,16 @@ def test_fill_mask_example_runs_and_shows_its_result(page):
     expect(page.locator(".toast-body.error")).to_have_count(0)
 
 
-def test_bad_input_shows_a_clear_error(page):
-    page.get_by_role("tab", name="Fill-mask").click()
+def test_bad_input_shows_a_clear_error(page, app_url):
+    _go(page, app_url, "fill-mask")
     box = page.get_by_label("Sentence with one or more [MASK]")
     box.fill("A sentence without any blank.")
     page.get_by_role("button", name="Fill the masks").click()
     expect(page.get_by_text("Put at least one [MASK]")).to_be_visible(timeout=30_000)
 
 
-def test_generation_example_streams_into_coloured_tokens(page):
-    page.get_by_role("tab", name="Generate", exact=True).click()
+def test_generation_example_streams_into_coloured_tokens(page, app_url):
+    _go(page, app_url, "generate")
     page.get_by_text("top-p 0.9, three samples, seed 42").click()
     expect(page.get_by_text(re.compile(r"new tokens in .* · stopped at"))).to_be_visible(timeout=60_000)
     expect(page.get_by_text("· seed 42")).to_be_visible()
@@ -56,8 +68,8 @@ def slow_decoding(monkeypatch):
     monkeypatch.setattr(DecodingEngine, "_step", lambda self: (time.sleep(0.05), step(self)))
 
 
-def test_stop_ends_the_stream_with_its_coloured_partial_result(page, slow_decoding):
-    page.get_by_role("tab", name="Generate", exact=True).click()
+def test_stop_ends_the_stream_with_its_coloured_partial_result(page, app_url, slow_decoding):
+    _go(page, app_url, "generate")
     page.get_by_label("Prompt (empty = start").fill("Once upon a time")
     page.get_by_label("temperature", exact=True).check()
     page.get_by_label("New tokens").fill("256")
@@ -76,8 +88,7 @@ def test_closing_the_tab_mid_stream_frees_its_place_in_the_batch(browser, app_ur
     import time
 
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.goto(app_url)
-    page.get_by_role("tab", name="Generate", exact=True).click()
+    _go(page, app_url, "generate")
     page.get_by_label("Prompt (empty = start").fill("Once upon a time")
     page.get_by_label("New tokens").fill("256")
     page.get_by_role("button", name="Generate", exact=True).click()
@@ -95,46 +106,43 @@ def _visible(page, selector: str):
     return page.locator(f"{selector} >> visible=true")
 
 
-def _open(page, tab: str, sub: str | None = None) -> None:
-    page.get_by_role("tab", name=tab, exact=True).click()
-    if sub:
-        _visible(page, f"role=tab[name='{sub}']").first.click()
-
-
 def test_a_shared_link_restores_its_tab_and_inputs(page, app_url):
-    page.goto(f"{app_url}?tab=ner&text=Angela+Merkel+visited+Paris.&aggregation=first")
-    expect(page.get_by_role("tab", name="Entities", exact=True)).to_have_attribute("aria-selected", "true")
+    page.goto(f"{app_url}?tab=ner&text=Angela+Merkel+visited+Paris.&aggregation=first")  # a link made at the root
+    expect(_shown(page, "entities")).to_be_visible(timeout=30_000)  # it opened the Entities page
+    expect(page.locator(".bg-nav-link.primary")).to_have_count(1)
     expect(_visible(page, "textarea").first).to_have_value("Angela Merkel visited Paris.")
     expect(_visible(page, "input[type=radio][value=first]")).to_be_checked()
 
 
-def test_the_copy_link_control_makes_a_link_that_reopens_the_example(page, browser):
-    _open(page, "Generate", "Logit lens")
+def test_the_copy_link_control_makes_a_link_that_reopens_the_example(page, browser, app_url):
+    _go(page, app_url, "generate", "Logit lens")
     _visible(page, "textarea").first.fill("one two three four")
     _visible(page, "role=button[name='Link to this']").first.click()
     link = _visible(page, ".bg-share-url textarea, .bg-share-url input").first
     expect(link).to_have_value(re.compile(r"tab=logit_lens&text=one\+two\+three\+four"))
     other = browser.new_page()
     other.goto(link.input_value())
+    expect(_shown(other, "generate")).to_be_visible(timeout=30_000)
     expect(other.get_by_role("tab", name="Logit lens", exact=True)).to_have_attribute("aria-selected", "true")
     expect(other.locator("textarea >> visible=true").first).to_have_value("one two three four")
     other.close()
 
 
-def test_start_here_opens_a_step_with_its_example_and_runs_it(page):
-    _open(page, "Start here")
-    page.get_by_role("button", name="1 · BERT fills in the blank").click()
-    expect(page.get_by_role("tab", name="Fill-mask", exact=True)).to_have_attribute("aria-selected", "true")
+def test_start_here_opens_a_step_with_its_example_and_runs_it(page, app_url):
+    _go(page, app_url)
+    page.get_by_role("link", name="1 · BERT fills in the blank").click()  # a link to the step's page
+    expect(_shown(page, "fill-mask")).to_be_visible(timeout=30_000)
     expect(_visible(page, "textarea").first).to_have_value("The cat sat on the [MASK].")
     filled = page.get_by_label("Sentence with the best guess for each mask")
     expect(filled).to_have_value(re.compile(r"^The cat sat on the .+\.$"), timeout=30_000)  # the step ran
 
 
-def test_keyboard_only_fill_mask(page):
-    tab = page.get_by_role("tab", name="Fill-mask", exact=True)
-    tab.focus()
+def test_keyboard_only_fill_mask(page, app_url):
+    _go(page, app_url)
+    link = page.get_by_role("link", name="Fill-mask", exact=True)  # the navigation's link to the page
+    link.focus()
     page.keyboard.press("Enter")
-    expect(tab).to_have_attribute("aria-selected", "true")
+    expect(_shown(page, "fill-mask")).to_be_visible(timeout=30_000)
     box = _visible(page, "textarea").first
     box.focus()
     page.keyboard.type("The cat sat on the [MASK].")
@@ -143,8 +151,8 @@ def test_keyboard_only_fill_mask(page):
     expect(filled).not_to_have_value("", timeout=30_000)
 
 
-def test_keyboard_only_generation(page):
-    page.goto(page.url + "?tab=generate")
+def test_keyboard_only_generation(page, app_url):
+    page.goto(f"{app_url}?tab=generate")  # a link made at the root opens the Generate page
     prompt = page.get_by_label("Prompt (empty = start")
     prompt.focus()
     page.keyboard.type("Once upon a time")
@@ -212,7 +220,7 @@ def slow_training(monkeypatch):
 
 
 def _start_lora_run(page, steps: int = 200) -> None:
-    """On the Fine-tune tab: BERT fine-tuned with LoRA for `steps` steps, started."""
+    """On the Fine-tune page: BERT fine-tuned with LoRA for `steps` steps, started."""
     page.get_by_role("tab", name="BERT · fine-tune").click()
     page.get_by_label("LoRA + head").locator("visible=true").check()
     box = page.get_by_label("Optimiser steps").locator("visible=true").and_(page.locator("input[type=number]"))
@@ -221,8 +229,8 @@ def _start_lora_run(page, steps: int = 200) -> None:
     page.get_by_role("button", name="Fine-tune", exact=True).locator("visible=true").click()
 
 
-def test_fine_tune_or_prompt_prompts_trains_stops_and_sums_up(page, slow_training):
-    page.get_by_role("tab", name="Fine-tune or prompt?").click()
+def test_fine_tune_or_prompt_prompts_trains_stops_and_sums_up(page, app_url, slow_training):
+    _go(page, app_url, "finetune")
     page.get_by_role("tab", name="GPT-2 · prompt").click()
     page.get_by_role("button", name="Score the test sentences").locator("visible=true").click()
     expect(page.get_by_text(re.compile(r"4-shot · test accuracy \d+% on 16 sentences"))).to_be_visible(timeout=60_000)
@@ -324,8 +332,8 @@ WATCH_STATUS = """() => {
 }"""
 
 
-def test_stop_on_a_fine_tune_page_shows_no_step_after_it_and_says_what_it_learnt(page, stop_mid_evaluation):
-    page.get_by_role("tab", name="Fine-tune or prompt?").click()
+def test_stop_on_a_fine_tune_page_shows_no_step_after_it_and_says_what_it_learnt(page, app_url, stop_mid_evaluation):
+    _go(page, app_url, "finetune")
     _start_lora_run(page)
     assert stop_mid_evaluation.held.wait(60)  # step 20 taken, its evaluation under way
     expect(page.get_by_text("Step 19 of 200 · loss")).to_be_visible(timeout=60_000)  # the newest the run sent
@@ -382,8 +390,8 @@ def slow_stop(monkeypatch):
     monkeypatch.setattr(finetune_tab, "TRAINING_INTERVAL", 0.01)
 
 
-def test_the_step_counter_stops_at_the_click_even_for_steps_already_on_their_way(page, slow_stop):
-    page.get_by_role("tab", name="Fine-tune or prompt?").click()
+def test_the_step_counter_stops_at_the_click_even_for_steps_already_on_their_way(page, app_url, slow_stop):
+    _go(page, app_url, "finetune")
     page.get_by_role("tab", name="BERT · fine-tune").click()
     steps = page.get_by_label("Optimiser steps").locator("visible=true").and_(page.locator("input[type=number]"))
     steps.fill("200")

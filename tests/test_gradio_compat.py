@@ -205,55 +205,6 @@ def test_a_running_app_s_session_is_found_by_its_hash_and_none_is_made():
     assert gradio_compat.kept_session(demo, "b") is None and "b" not in holder
 
 
-def test_blocks_taken_out_of_the_layout_stay_served_and_a_render_sends_them_as_this_session_holds_them():
-    """What `ui.lazy` does with Gradio: a tab's blocks out of the config's layout but registered with their events,
-    sent by a render into its container, a component a handler changed for the session sent as changed (Gradio's
-    unrendered copy, given the page it lacks), and a new page's layout as it was, whichever session rendered."""
-    from gradio.state_holder import StateHolder
-
-    with gr.Blocks() as demo:
-        with gr.Tab("A") as item:
-            box = gr.Textbox(label="before")
-        opened = gr.Button()
-        children = gradio_compat.take_children(item)
-        with item:
-            content = gr.Column()
-            gradio_compat.adopt(content, children)
-
-            @gr.render(triggers=[opened.click])
-            def _show():
-                gradio_compat.render_here([content])
-        item.children.remove(content)
-        relabel = gr.Button()
-        relabel.click(lambda: gr.Textbox(label="after"), None, box)
-    (form,) = children  # Gradio's own wrapper of the box
-    assert box in form.children and content.children == [form] and form.parent is content
-    assert content not in item.children and demo.blocks[content._id] is content
-    (container,) = [c for c in item.children if isinstance(c, gr.Column)]
-    laid = json.dumps(demo.get_config_file()["layout"])
-    assert f'"id": {box._id}' not in laid and demo.blocks[box._id] is box  # out of the layout, still served
-
-    serving.use_lean_sessions()
-    holder = StateHolder()
-    holder.set_blocks(demo)
-    rendering = gradio_compat.render_listener(demo, container)
-    shared = holder["shared"]  # a session that has changed nothing: the app's table
-    sent = asyncio.run(demo.process_api(rendering, [], shared))["render_config"]["components"]
-    assert {box._id, content._id} <= {c["id"] for c in sent}
-    session = holder["s"]
-    relabelling = next(d for d in gradio_compat.listeners(demo) if d.outputs == [box])
-    asyncio.run(demo.process_api(relabelling, [], session))
-    assert not hasattr(session.blocks_config.blocks[box._id], "page")  # Gradio's copy, which render_here mends
-    output = asyncio.run(demo.process_api(rendering, [], session))
-    sent = {c["id"]: c for c in output["render_config"]["components"]}
-    assert sent[box._id]["props"]["label"] == "after" and content._id in sent
-    assert json.dumps(demo.get_config_file()["layout"]) == laid and container.children == []  # a new page's
-    # the render's progress shown on another block: the ids the page's config gives the client for its status
-    gradio_compat.progress_on(rendering, relabel)
-    (written,) = [d for d in demo.get_config_file()["dependencies"] if d["id"] == rendering._id]
-    assert written["show_progress_on"] == [relabel._id] and written["outputs"] == [container._id]
-
-
 def test_idle_sessions_are_swept_through_gradio_s_state_holder():
     import datetime
 
@@ -513,6 +464,10 @@ PRIVATE = re.compile("|".join((
     r"\bevent_ids_to_events\b", r"\bevent_queue_per_concurrency_id\b", r"\btoorjson\b", r"\bAPI_PREFIX\b",
     r"window\.gradio_(?:config|api_info)", r"assets\W+core-", r"[\"']/gradio_api/", r"role=tabpanel",
     r"button\.primary", r"\b_mcp_type\b", r"\bget_space\(",
+    # what building tabs on their first opening took (gone with the app's pages: `gr.Blocks.route`), and the i18n
+    # internals the labels read (`gr.I18n`'s public call and constructor do the job)
+    r"\.children\b", r"\bis_rendered\b", r"\bget_render_context\b", r"\bshow_progress_on\s*=", r"\.renderable\b",
+    r"\bI18nData\b", r"\btranslations_dict\b",
 )))
 # any other object's underscore attribute (`block._x`, not `self._x`), where Gradio is used: bg_demo/ui and app.py
 UNDERSCORED = re.compile(r"\b(?!self\b|cls\b)[A-Za-z_]\w*\._[A-Za-z]\w*")
@@ -566,7 +521,8 @@ def test_the_lint_finds_what_it_looks_for():
                  "core = '/assets/core-abc.js'", 'httpx.post("/gradio_api/upload")'):
         assert PRIVATE.search(line) or UNDERSCORED.search(line), line
     # what the tests used before the compat module's functions, each found without UNDERSCORED
-    for line in ("shown[fill.outputs[1]._id]", "for d in demo.fns.values()", "demo.fns[d.trigger_after]",
+    for line in ("item.children.clear()", "trigger.is_rendered", "gr.i18n.I18nData('x')", "I18N.translations_dict",
+                 "shown[fill.outputs[1]._id]", "for d in demo.fns.values()", "demo.fns[d.trigger_after]",
                  "from gradio.state_holder import SessionState", "SessionState(demo)", "_live(StateHolder)",
                  "def get_blocks(self):", '"window.gradio_config" in page', '("/gradio_api/info", here)'):
         assert PRIVATE.search(line), line

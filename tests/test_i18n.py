@@ -78,6 +78,7 @@ def test_the_switch_sent_with_each_event_words_it_and_the_server_remembers_none(
     """The language is an input of every event (the switch's value): the next event, in another language, is worded
     in that one; an event that sends none is English. On load the switch takes the browser's language."""
     from bg_demo.ui import build_demo
+    from bg_demo.ui.gradio_compat import listeners
     from tests.support.pages import call, event, run
 
     demo = build_demo()
@@ -85,35 +86,50 @@ def test_the_switch_sent_with_each_event_words_it_and_the_server_remembers_none(
     for lang in ("ko", "ja", None, "ko"):
         _, box, _ = run(fill, ["no blank here", 3, ""], lang=lang)
         assert box.value == _boxed(text.t("error.no_mask", lang or "en", mask="[MASK]"))
-    # the tables' relabelling, on a change of the switch, reads a language as a browser's tag gives it too
-    headers = event(demo, name="headers_in")
-    assert [value.headers for value in call(headers, "ja-JP")] == [value.headers for value in call(headers, "ja")]
-    assert [value.headers for value in call(headers, "de")] == [value.headers for value in call(headers, "en")]
+    # the tables' relabelling, on a change of a page's switch, reads a language as a browser's tag gives it too
+    relabellings = [d for d in listeners(demo) if getattr(d.fn, "__name__", "") == "headers_in"]
+    assert relabellings
+    for headers in relabellings:
+        def sent(lang, headers=headers):
+            return [value.headers for value in _tuple(call(headers, lang))]
+
+        assert sent("ja-JP") == sent("ja") != sent("en") and sent("de") == sent("en")
 
 
-def test_the_load_and_the_switch_relabel_every_table_of_the_app_even_an_empty_one():
-    """A table shows its column names only in the words it was built with until a value comes with them: the page
-    load and the switch send each table (every one `strings.table` made) its headers in the language chosen."""
+def test_the_load_and_the_switch_relabel_every_table_of_the_app_even_an_empty_one(monkeypatch):
+    """A table shows its column names only in the words it was built with until a value comes with them: each
+    page's load and switch send each of its tables (every one `strings.table` made while the page was built) its
+    headers in the language chosen."""
     import gradio as gr
 
-    from bg_demo.ui import build_demo, language, strings
-    from tests.support.pages import call, event
+    from bg_demo.ui import build_demo, language
+    from bg_demo.ui.gradio_compat import block_id, listeners
+    from tests.support.pages import call
 
+    built = _recording_pages(monkeypatch)
     demo = build_demo()
-    made = strings.tables(demo)
+    made = [(table, key) for page in built for table, key in page.tables]
     assert {key for _, key in made} >= {"ner.table_headers", "qa.table_headers", "lab.history_headers",
                                         "pre.token_headers", "compare.facts.headers"}
-    headers = event(demo, name="headers_in")
-    ((target, trigger),) = headers.targets  # the load sets the switch for another language than English
-    assert (demo.blocks[target].elem_id, trigger) == (language.ELEM_ID, "change")
-    sent = [value for block, value in zip(headers.outputs, call(headers, "ko")) if isinstance(block, gr.Dataframe)]
-    assert [value.headers for value in sent] == [text.t(key, "ko").split("|") for _, key in made]
+    relabellings = [d for d in listeners(demo) if getattr(d.fn, "__name__", "") == "headers_in"]
+    with_tables = [page for page in built if page.tables]
+    assert len(relabellings) == len(with_tables) > 1  # one per page that has a table, and none elsewhere
+    for page in with_tables:
+        tables = [table for table, _ in page.tables]
+        (headers,) = [d for d in relabellings if block_id(tables[0]) in {block_id(b) for b in d.outputs}]
+        ((target, trigger),) = headers.targets  # the load sets the switch for another language than English
+        switch = demo.blocks[target]
+        assert (switch.elem_id, trigger) == (language.ELEM_ID, "change")
+        assert switch.page == tables[0].page == headers.page  # the page's own switch
+        assert [block_id(b) for b in headers.outputs] == [block_id(table) for table in tables]
+        sent = [value for value in _tuple(call(headers, "ko")) if isinstance(value, gr.Dataframe)]
+        assert [value.headers for value in sent] == [text.t(key, "ko").split("|") for _, key in page.tables]
 
 
 def test_the_tab_bars_are_relabelled_in_the_browser_and_no_server_event_writes_a_tab():
     """Gradio's client re-reads every component inside each output of a server event at every later event of the
-    page: a tab written by the server made every opened tab cost that (docs/page-weight.md). So every tab's label
-    follows the switch through an event with no server function, which gives each tab its label's key again."""
+    page: a tab written by the server made every opened tab cost that (docs/page-weight.md). So every page's tabs
+    follow its switch through an event with no server function, which gives each tab its label's key again."""
     import json
     import re
 
@@ -128,22 +144,27 @@ def test_the_tab_bars_are_relabelled_in_the_browser_and_no_server_event_writes_a
     for dependency in listeners(demo):
         if dependency.fn is not None:
             assert not written & {block_id(block) for block in dependency.outputs}, dependency.fn.__name__
-    (relabel,) = [d for d in listeners(demo) if written & {block_id(block) for block in d.outputs}]
-    ((target, trigger),) = relabel.targets
-    assert (demo.blocks[target].elem_id, trigger) == (language.ELEM_ID, "change") and relabel.fn is None
+    relabels = [d for d in listeners(demo) if written & {block_id(block) for block in d.outputs}]
     labelled = [tab for tab in tabs if isinstance(tab, gr.Tab) and tab.label is not None]
-    assert relabel.outputs == labelled and len(labelled) > 20
-    keys = json.loads(re.search(r"const keys = (\[.*?\])", relabel.js).group(1))
-    assert keys == [strings.key_of(tab.label) for tab in labelled] and None not in keys
+    pages = {tab.page for tab in labelled}
+    assert len(labelled) >= 12 and pages >= {"generate", "pretraining", "finetune"}  # 3 + 4 + 5 sub-tabs
+    assert sorted(relabel.page for relabel in relabels) == sorted(pages)  # one per page with tabs
+    for relabel in relabels:
+        ((target, trigger),) = relabel.targets
+        assert (demo.blocks[target].elem_id, trigger) == (language.ELEM_ID, "change") and relabel.fn is None
+        assert demo.blocks[target].page == relabel.page  # the page's own switch
+        own = [tab for tab in labelled if tab.page == relabel.page]
+        assert relabel.outputs == own and len(own) >= 3
+        keys = json.loads(re.search(r"const keys = (\[.*?\])", relabel.js).group(1))
+        assert keys == [strings.key_of(tab.label) for tab in own] and None not in keys
     assert {strings.words(tab.label, "ko") for tab in labelled} <= set(strings.translations()["ko"].values())
 
 
 def test_every_page_event_reads_the_look_and_keeps_its_state_and_a_change_of_look_rerenders_once():
     import gradio as gr
 
-    from bg_demo.ui import build_demo, language, lesson, page, screen
+    from bg_demo.ui import build_demo, language, lesson, page, screen, site
     from bg_demo.ui.gradio_compat import block_id, listener, listeners
-    from tests.support.pages import rerendering
 
     demo = build_demo()
     events = [d for d in listeners(demo) if getattr(d.fn, "__name__", "").endswith("_in_page")]
@@ -154,21 +175,30 @@ def test_every_page_event_reads_the_look_and_keeps_its_state_and_a_change_of_loo
         assert isinstance(state, gr.State) and dependency.outputs[-1] is state  # read, then written
         assert state.time_to_live == page.STATE_SECONDS  # a kept result expires with the page
         assert "bg-error" in dependency.outputs[-2].elem_classes
-    # the switch and the width report are each followed by one event, rerendering every page from its state
-    rerender = rerendering(demo)
-    followed = []
-    for dependency in listeners(demo):
-        if getattr(dependency.fn, "__name__", "") == "rerender":
-            before = listener(demo, dependency.trigger_after)
-            followed += [(demo.blocks[target].elem_id, name) for target, name in before.targets]
-    assert sorted(followed) == [(language.ELEM_ID, "input"), (f"{screen.ELEM_ID}-report", "click")]
-    assert [block.elem_id for block in rerender.inputs[:2]] == [language.ELEM_ID, screen.ELEM_ID]
-    read = {block_id(block) for block in rerender.inputs if isinstance(block, gr.State)}
-    # every page's state, and only those, with the lesson's bar (its step) and maker (the link made)
-    kept = {block_id(block) for d in listeners(demo) if getattr(d.fn, "__name__", "") in ("on_opened", "made")
-            for block in d.outputs if isinstance(block, gr.State) and block.time_to_live == lesson.STATE_SECONDS}
-    assert len(kept) == 2
-    assert read == {block_id(dependency.outputs[-1]) for dependency in events} | kept
+    # on each page, its switch and its width report are each followed by one event, rerendering the page from its
+    # states, and only that page's
+    rerenders = [d for d in listeners(demo) if getattr(d.fn, "__name__", "") == "rerender"]
+    followed = {}
+    for dependency in rerenders:
+        before = listener(demo, dependency.trigger_after)
+        assert {demo.blocks[target].page for target, _ in before.targets} == {dependency.page}
+        followed.setdefault(dependency.page, []).extend(
+            (demo.blocks[target].elem_id, name) for target, name in before.targets)
+    assert set(followed) == {module.PATH for module in site.PAGES}
+    for page_path, triggers in followed.items():
+        assert sorted(triggers) == [(language.ELEM_ID, "input"), (f"{screen.ELEM_ID}-report", "click")], page_path
+    # every page's state, and only those, with the lesson's bar (its step) and, on Start, its maker (the link made)
+    kept = [(d.page, block_id(block)) for d in listeners(demo) if getattr(d.fn, "__name__", "") in ("on_opened", "made")
+            for block in d.outputs if isinstance(block, gr.State) and block.time_to_live == lesson.STATE_SECONDS]
+    for rerender in rerenders:
+        assert [block.elem_id for block in rerender.inputs[:2]] == [language.ELEM_ID, screen.ELEM_ID]
+        assert {block.page for block in (*rerender.inputs, *rerender.outputs)} == {rerender.page}
+        read = {block_id(block) for block in rerender.inputs if isinstance(block, gr.State)}
+        own_kept = {block for page_path, block in kept if page_path == rerender.page}
+        assert len(own_kept) == (2 if rerender.page == "" else 1), rerender.page
+        assert read == {block_id(d.outputs[-1]) for d in events if d.page == rerender.page} | own_kept
+    # every page but Start (its guide and lesson maker run nothing) has its own
+    assert {d.page for d in events} == {module.PATH for module in site.PAGES} - {""}
 
 
 def test_kept_results_pass_through_gradios_state_tracking_and_the_rerender(counted):
@@ -179,7 +209,7 @@ def test_kept_results_pass_through_gradios_state_tracking_and_the_rerender(count
     from bg_demo.ui import build_demo
     from bg_demo.ui.gradio_compat import block_id, session_value
     from bg_demo.ui.page import Shown
-    from tests.support.pages import event, rerendering, through_gradio
+    from tests.support.pages import event, through_gradio
 
     demo = build_demo()
     sentiment, lab, step = event(demo, api="classify"), event(demo, api="next_token"), event(demo, name="step_in_page")
@@ -190,10 +220,12 @@ def test_kept_results_pass_through_gradios_state_tracking_and_the_rerender(count
     assert isinstance(kept, Shown) and len(kept.result["history"]) == 1 and kept.error is None
     assert data[-2]["visible"] is False  # no error
     assert isinstance(session_value(session, sentiment.outputs[-1]), Shown)
-    rerender = rerendering(demo)
-    values = [None if isinstance(block, gr.State) else block.value for block in rerender.inputs[2:]]
-    data, _ = through_gradio(demo, rerender, ["ko", 1280, *values], session)
-    shown = {block_id(block): value for block, value in zip(rerender.outputs, data)}
+    shown = {}
+    for state in (sentiment.outputs[-1], lab.outputs[-1]):  # two pages: each page's own switch rerenders it
+        rerender = _rerender_of(demo, state)
+        values = [None if isinstance(block, gr.State) else block.value for block in rerender.inputs[2:]]
+        data, _ = through_gradio(demo, rerender, ["ko", 1280, *values], session)
+        shown.update({block_id(block): value for block, value in zip(rerender.outputs, data)})
     assert text.t("fig.tasks.probability", "ko") in str(shown[block_id(sentiment.outputs[0])])
     assert shown[block_id(lab.outputs[2])]["headers"] == text.t("lab.history_headers", "ko").split("|")
     assert counted["classify"] == 1
@@ -280,11 +312,11 @@ def _visible_words(demo):
 
 def test_every_word_of_the_built_app_is_a_translation_key():
     from bg_demo.ui import build_demo
-    from bg_demo.ui.strings import I18N
+    from bg_demo.ui.strings import translations as sent
 
     demo = build_demo()
     assert _visible_words(demo) == []
-    translations = I18N.translations_dict
+    translations = sent()  # what the browser gets (`strings.i18n`), read once every page is built
     assert set(translations) == set(text.LANGS)
     # the labels made with values (and several texts in one Markdown) exist in every language too
     assert set(translations["ko"]) == set(translations["en"]) == set(translations["ja"])
@@ -409,6 +441,85 @@ def counted(monkeypatch):
     return calls
 
 
+def _tuple(values) -> tuple:
+    return values if isinstance(values, tuple) else (values,)
+
+
+def _recording_pages(monkeypatch) -> list:
+    """What each page's build collects for its switch to relabel (`strings.collecting`: its tables and tabs), one
+    `strings.Built` per page in the order the pages are built, once `build_demo` has run."""
+    import contextlib
+
+    from bg_demo.ui import strings
+
+    built, real = [], strings.collecting
+
+    @contextlib.contextmanager
+    def recording():
+        with real() as made:
+            yield made
+        built.append(made)
+
+    monkeypatch.setattr(strings, "collecting", recording)
+    return built
+
+
+def _rerenders(demo, after: str = "language") -> list:
+    """Every page's own rerender: the one after its language switch (`after="language"`) or after its width report
+    (`after="screen"`), one per page."""
+    from bg_demo.ui import language, screen
+    from bg_demo.ui.gradio_compat import listener, listeners
+
+    trigger = {"language": (language.ELEM_ID, "input"), "screen": (f"{screen.ELEM_ID}-report", "click")}[after]
+    found = []
+    for dependency in listeners(demo):
+        if getattr(dependency.fn, "__name__", "") == "rerender":
+            before = listener(demo, dependency.trigger_after)
+            if [(demo.blocks[target].elem_id, name) for target, name in before.targets] == [trigger]:
+                found.append(dependency)
+    assert len({d.page for d in found}) == len(found) > 1  # one per page
+    return found
+
+
+def _rerender_of(demo, state, after: str = "language"):
+    """The rerender of the page that holds `state`: its own switch's."""
+    from bg_demo.ui.gradio_compat import block_id
+
+    (found,) = [d for d in _rerenders(demo, after) if block_id(state) in {block_id(b) for b in d.inputs}]
+    return found
+
+
+def _switch(demo, lang: str, width=None, states=None, controls=None, after: str = "language") -> dict:
+    """What the change of look to `lang` and `width` sends on every page (each page its own switch and its own
+    rerender, over its own states), by output block id (only what it changes), for the pages' states
+    `{state block: Shown}` (the others hold nothing) and view controls set to other than their defaults
+    `{block: value}`. Every state given is read by exactly one page; no two pages write one block."""
+    import gradio as gr
+
+    from bg_demo import look
+    from bg_demo.ui.gradio_compat import block_id
+    from tests.support.pages import SKIP, call
+
+    width = look.WIDE if width is None else width
+    states = {block_id(block): value for block, value in (states or {}).items()}
+    controls = {block_id(block): value for block, value in (controls or {}).items()}
+    shown, readers = {}, Counter()
+    for dependency in _rerenders(demo, after):
+        values = []
+        readers.update({block_id(b) for b in dependency.inputs if isinstance(b, gr.State)} & set(states))
+        for block in dependency.inputs[2:]:
+            if isinstance(block, gr.State):  # (a state two views of one page draw from is read once per view)
+                values.append(states.get(block_id(block)))
+            else:
+                values.append(controls.get(block_id(block), block.value))
+        for block, value in zip(dependency.outputs, call(dependency, lang, width, *values)):
+            if value != SKIP:
+                assert block_id(block) not in shown, block
+                shown[block_id(block)] = value
+    assert all(readers[state] == 1 for state in states), readers
+    return shown
+
+
 def _boxed(words: str) -> str:
     """An error box's text for an error worded `words`."""
     from bg_demo.ui.common import plain
@@ -427,7 +538,7 @@ def _shown_ids(dependency) -> set[int]:
 def test_a_switch_redraws_fill_mask_sentiment_and_next_sentence_in_the_new_language_without_a_model(counted):
     from bg_demo.ui import build_demo
     from bg_demo.ui.gradio_compat import block_id
-    from tests.support.pages import event, run, switch
+    from tests.support.pages import event, run
 
     demo = build_demo()
     fill = event(demo, api="fill_mask")
@@ -438,7 +549,7 @@ def test_a_switch_redraws_fill_mask_sentiment_and_next_sentence_in_the_new_langu
     _, _, nsp_kept = run(nsp, ["The man went to the store.", "He bought a gallon of milk.", ""])
     assert dict(counted) == {"fill_mask": 1, "classify": 1, "next_sentence": 1}
     states = {fill.outputs[-1]: fill_kept, sentiment.outputs[-1]: sentiment_kept, nsp.outputs[-1]: nsp_kept}
-    shown = switch(demo, "ko", 1280, states)
+    shown = _switch(demo, "ko", 1280, states)
     assert dict(counted) == {"fill_mask": 1, "classify": 1, "next_sentence": 1}  # drawn again, not run again
     # these three pages, and nothing else: the pages with nothing kept are left as they are
     assert set(shown) == _shown_ids(fill) | _shown_ids(sentiment) | _shown_ids(nsp)
@@ -454,7 +565,7 @@ def test_a_switch_redraws_fill_mask_sentiment_and_next_sentence_in_the_new_langu
         assert shown[block_id(dependency.outputs[-2])].visible is False  # no error: the box stays hidden
         assert block_id(dependency.outputs[-3]) not in shown  # the raw JSON holds no words: not sent again
     # and back: the same figure as the English run drew
-    english = switch(demo, "en", 1280, states)
+    english = _switch(demo, "en", 1280, states)
     drawn, *_ = run(fill, ["The cat sat on the [MASK] by the [MASK].", 3, ""])
     assert english[block_id(fill.outputs[1])].to_json() == drawn[1].to_json()
 
@@ -470,7 +581,7 @@ def test_a_switch_rewords_the_error_boxes(counted):
 
     from bg_demo.ui import build_demo
     from bg_demo.ui.gradio_compat import block_id
-    from tests.support.pages import event, run, switch
+    from tests.support.pages import event, run
 
     demo = build_demo()
     fill = event(demo, api="fill_mask")
@@ -482,7 +593,7 @@ def test_a_switch_rewords_the_error_boxes(counted):
     assert all(output == gr.skip() for output in outputs) and fill_kept.result is not None
     _, _, nsp_kept = run(nsp, ["", "He bought a gallon of milk.", ""])
     assert nsp_kept.result is None and nsp_kept.error is not None
-    shown = switch(demo, "ja", 1280, {fill.outputs[-1]: fill_kept, nsp.outputs[-1]: nsp_kept})
+    shown = _switch(demo, "ja", 1280, {fill.outputs[-1]: fill_kept, nsp.outputs[-1]: nsp_kept})
     assert shown[block_id(fill.outputs[-2])].value == _boxed(text.t("error.no_mask", "ja", mask="[MASK]")) + _kept("ja")
     assert shown[block_id(fill.outputs[1])].layout.xaxis.title.text == text.t("fig.tasks.probability", "ja")
     what = text.t("field.first sentence", "ja")
@@ -490,7 +601,7 @@ def test_a_switch_rewords_the_error_boxes(counted):
     assert set(shown) & set(_shown_ids(nsp)) == {block_id(nsp.outputs[-2])}  # nothing drawn yet: only its error
     # a later run that succeeds is what the page shows: the switch keeps its box hidden
     _, _, fill_kept = run(fill, ["The cat sat on the [MASK].", 3, ""], lang="ja", shown=fill_kept)
-    shown = switch(demo, "ko", 1280, {fill.outputs[-1]: fill_kept, nsp.outputs[-1]: nsp_kept})
+    shown = _switch(demo, "ko", 1280, {fill.outputs[-1]: fill_kept, nsp.outputs[-1]: nsp_kept})
     assert shown[block_id(fill.outputs[-2])].visible is False
     assert shown[block_id(nsp.outputs[-2])].value.startswith(_boxed(text.t("field.first sentence", "ko")))
     assert counted["fill_mask"] == 3 and counted["next_sentence"] == 1
@@ -525,7 +636,7 @@ def test_a_switch_redraws_the_attention_and_compare_pages_from_their_kept_result
     from bg_demo.look import Look
     from bg_demo.ui import attention_tab, build_demo
     from bg_demo.ui.gradio_compat import block_id
-    from tests.support.pages import call, run, switch
+    from tests.support.pages import call, run
 
     demo = build_demo()
     attention, compare, map_view, heads_view, controls = _attention_pages(demo)
@@ -533,7 +644,7 @@ def test_a_switch_redraws_the_attention_and_compare_pages_from_their_kept_result
     english, box = call(map_view, attention_kept, "en", 1280, *(controls.get(b, b.value) for b in map_view.inputs[3:]))
     assert english.layout.title.text.startswith(text.t("fig.attention.head_title", "en", layer=1, head=0))
     _, _, compare_kept = run(compare, ["The cat sat on the mat.", "", ""])
-    shown = switch(demo, "ko", 1280, {attention.outputs[-1]: attention_kept, compare.outputs[-1]: compare_kept},
+    shown = _switch(demo, "ko", 1280, {attention.outputs[-1]: attention_kept, compare.outputs[-1]: compare_kept},
                    controls)
     assert dict(counted) == {"attention": 1, "compare": 1}
     plot = shown[block_id(map_view.outputs[0])]
@@ -551,14 +662,14 @@ def test_a_width_crossing_redraws_the_map_for_a_phone_from_the_kept_result(count
     from bg_demo.look import Look
     from bg_demo.ui import attention_tab, build_demo
     from bg_demo.ui.gradio_compat import block_id
-    from tests.support.pages import run, switch
+    from tests.support.pages import run
 
     demo = build_demo()
     attention, _, map_view, _, controls = _attention_pages(demo)
     _, _, kept = run(attention, ["The cat sat on the mat.", "encoder", ""])
     states = {attention.outputs[-1]: kept}
     map_id = block_id(map_view.outputs[0])
-    phone, laptop = (switch(demo, "ja", width, states, controls)[map_id] for width in (390, 1280))
+    phone, laptop = (_switch(demo, "ja", width, states, controls, after="screen")[map_id] for width in (390, 1280))
     assert dict(counted) == {"attention": 1}
     result = attention_tab.maps(kept.result)
     drawn = figures.attention_figure(result, Look("ja", 390), "head", 1, 0, False, "entropy", 0, 1)
@@ -571,7 +682,7 @@ def test_a_width_crossing_redraws_the_map_for_a_phone_from_the_kept_result(count
 def test_a_switch_rewords_a_finished_generations_status_line(counted):
     from bg_demo.ui import build_demo
     from bg_demo.ui.gradio_compat import block_id
-    from tests.support.pages import event, run, switch
+    from tests.support.pages import event, run
 
     demo = build_demo()
     generate = event(demo, api="generate")
@@ -579,7 +690,7 @@ def test_a_switch_rewords_a_finished_generations_status_line(counted):
     values = ["Hello there", "greedy", 4, 1.0, 50, 0.9, 4, 1, "", 0, 1.0, ""]
     english, box, kept = run(generate, values, request=request)
     assert counted["submit_generation"] == 1 and kept.result.done
-    shown = switch(demo, "ko", 1280, {generate.outputs[-1]: kept})
+    shown = _switch(demo, "ko", 1280, {generate.outputs[-1]: kept})
     status = 2  # the outputs: the text, the beams, the status line, the raw result
     assert _pattern("generate.status", "en").fullmatch(english[status])
     assert english[status] != shown[block_id(generate.outputs[status])]

@@ -25,6 +25,7 @@ def open_in(browser, app_url):
     pages = []
 
     def make(locale: str, query: str = ""):
+        """A new browser in `locale` at the app's address `query` (a page's address and its query: "fill-mask?...")."""
         context = browser.new_context(locale=locale, viewport={"width": 1280, "height": 900})
         page = context.new_page()
         page.goto(app_url + query)
@@ -42,7 +43,13 @@ def test_a_korean_browser_gets_korean_labels_examples_and_server_text(open_in):
     page = open_in("ko-KR")
     expect(page.locator("html")).to_have_attribute("lang", "ko")
     expect(page.locator("#bg-language input[value='ko']")).to_be_checked()
-    page.get_by_role("tab", name=text.t("fill_mask.tab", "ko"), exact=True).click()
+    # the navigation is worded in Korean: its link opens the fill-mask page
+    nav = page.locator(".bg-nav .bg-nav-fill-mask")
+    expect(nav).to_have_text(text.t("fill_mask.tab", "ko"))
+    nav.click()
+    page.wait_for_url(re.compile(r"/fill-mask(\?|$)"), timeout=30_000)
+    expect(page.locator("#bg-page-fill_mask")).to_be_visible(timeout=60_000)
+    expect(page.locator("html")).to_have_attribute("lang", "ko")
     # the Korean example block (the English one is hidden); it picks the multilingual encoder
     page.locator(".bg-examples.bg-for-ko").get_by_text("서울은 한국의 [MASK]입니다.").first.click()
     filled = page.get_by_label(text.t("fill_mask.filled", "ko"))
@@ -60,7 +67,11 @@ def test_a_korean_browser_gets_korean_labels_examples_and_server_text(open_in):
 def test_a_japanese_browser_generates_with_the_japanese_example(open_in):
     page = open_in("ja-JP")
     expect(page.locator("html")).to_have_attribute("lang", "ja")
-    page.get_by_role("tab", name=text.t("generate.tab", "ja"), exact=True).click()
+    nav = page.locator(".bg-nav .bg-nav-generate")
+    expect(nav).to_have_text(text.t("generate.tab", "ja"))
+    nav.click()
+    page.wait_for_url(re.compile(r"/generate(\?|$)"), timeout=30_000)
+    expect(page.locator("#bg-page-generate")).to_be_visible(timeout=60_000)
     page.locator(".bg-examples.bg-for-ja").get_by_text("貪欲法").first.click()  # a Japanese example: a Japanese prompt and the Japanese GPT-2
     expect(page.get_by_text(_pattern("generate.status", "ja"))).to_be_visible(timeout=90_000)
     shown = page.locator(".bg-tokens").first.inner_text()
@@ -70,12 +81,16 @@ def test_a_japanese_browser_generates_with_the_japanese_example(open_in):
 
 def test_the_switch_relabels_the_page_and_the_server_follows(open_in):
     page = open_in("en-US")
-    tab = page.get_by_role("tab", name="Fill-mask", exact=True)
-    expect(tab).to_be_visible()
+    nav = page.locator(".bg-nav .bg-nav-fill-mask")
+    expect(nav).to_have_text("Fill-mask")
     page.locator("#bg-language").get_by_text("日本語").click()
     expect(page.locator("html")).to_have_attribute("lang", "ja")
-    expect(page.get_by_role("tab", name=text.t("fill_mask.tab", "ja"), exact=True)).to_be_visible()
-    page.get_by_role("tab", name=text.t("fill_mask.tab", "ja"), exact=True).click()
+    expect(nav).to_have_text(text.t("fill_mask.tab", "ja"))  # the navigation relabelled in the browser
+    nav.click()  # another page: it opens in the language chosen on this one
+    page.wait_for_url(re.compile(r"/fill-mask(\?|$)"), timeout=30_000)
+    expect(page.locator("#bg-page-fill_mask")).to_be_visible(timeout=60_000)
+    expect(page.locator("html")).to_have_attribute("lang", "ja", timeout=15_000)
+    expect(page.locator("#bg-language input[value='ja']")).to_be_checked()
     box = page.get_by_label(text.t("fill_mask.text", "ja"))
     box.fill("no blank here")
     box.press("Enter")
@@ -90,10 +105,11 @@ def test_the_switch_relabels_the_page_and_the_server_follows(open_in):
 def test_a_link_can_ask_for_a_language(open_in):
     page = open_in("en-US", "?lang=ko&tab=fill_mask&text=The+cat+sat+on+the+%5BMASK%5D.&run=1")
     expect(page.locator("html")).to_have_attribute("lang", "ko", timeout=15_000)
+    page.wait_for_url(re.compile(r"/fill-mask\?"), timeout=30_000)  # the link's tab is on the fill-mask page
     expect(page.get_by_label(text.t("fill_mask.filled", "ko"))).not_to_have_value("", timeout=60_000)
-    # the tab bar too, a tab not opened included (Gradio words a tab once, in the browser's language)
-    expect(page.get_by_role("tab", name=text.t("generate.tab", "ko"), exact=True)).to_be_visible(timeout=10_000)
-    expect(page.get_by_role("tab", name="Generate", exact=True)).to_have_count(0)
+    # the navigation too, a page not opened included
+    expect(page.locator(".bg-nav .bg-nav-generate")).to_have_text(text.t("generate.tab", "ko"), timeout=10_000)
+    expect(page.locator(".bg-nav").get_by_text("Generate", exact=True)).to_have_count(0)
 
 
 def test_link_to_this_carries_the_language_on_screen(open_in):
@@ -112,13 +128,23 @@ def test_gradios_own_language_setting_moves_the_switch_and_the_server(open_in):
     page.get_by_role("option", name="한국어").first.click()
     page.keyboard.press("Escape")
     expect(page.locator("#bg-language input[value='ko']")).to_be_checked(timeout=10_000)
-    # the tab bar is relabelled by the server, which now words things in Korean
-    expect(page.get_by_role("tab", name=text.t("generate.tab", "ko"), exact=True)).to_be_visible(timeout=10_000)
+    # the navigation follows, and the server, which now words things in Korean: its error, in Korean
+    expect(page.locator(".bg-nav .bg-nav-generate")).to_have_text(text.t("generate.tab", "ko"), timeout=10_000)
+    settings = page.get_by_role("dialog", name=re.compile(".+"))
+    settings.locator(".backdrop").click(position={"x": 5, "y": 5})  # the settings panel closed, as a click beside it does
+    expect(settings).to_have_count(0, timeout=10_000)
+    page.locator(".bg-nav .bg-nav-fill-mask").click()
+    page.wait_for_url(re.compile(r"/fill-mask(\?|$)"), timeout=30_000)
+    expect(page.locator("#bg-language input[value='ko']")).to_be_checked(timeout=60_000)
+    box = page.get_by_label(text.t("fill_mask.text", "ko"))
+    box.fill("no blank here")
+    box.press("Enter")
+    expect(page.locator(".bg-error").get_by_text(_literal_start("error.no_mask", "ko"))).to_be_visible(timeout=30_000)
 
 
 def test_a_switch_rewords_the_figure_and_the_error_on_screen(open_in):
-    page = open_in("en-US")
-    page.get_by_role("tab", name="Fill-mask", exact=True).click()
+    page = open_in("en-US", "fill-mask")
+    expect(page.locator("#bg-page-fill_mask")).to_be_visible(timeout=60_000)
     box = page.get_by_label(text.t("fill_mask.text", "en"))
     box.fill("The cat sat on the [MASK].")
     box.press("Enter")

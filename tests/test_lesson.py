@@ -1,5 +1,6 @@
 """Lessons: the guided path and a teacher's own lesson, carried whole by one link (`bg_demo.ui.lesson`), opened step
-by step by the app's own link handler (`links.Links.on_query`) and its bar's Previous and Next."""
+by step by the app's own link handlers (`links.Links`, one per page of the app: a step on another page is gone to,
+`Links.route`) and its bar's Previous and Next."""
 
 import hashlib
 import json
@@ -13,25 +14,68 @@ import pytest
 from bg_demo import text
 from bg_demo.errors import InputError
 from bg_demo.look import Look
-from bg_demo.ui import common, finetune_tab, lesson
+from bg_demo.ui import common, finetune_tab, lesson, site
 from bg_demo.ui.gradio_compat import listeners
-from bg_demo.ui.links import LANG_ASKED, convert
+from bg_demo.ui.links import LANG_ASKED, convert, href
 from bg_demo.ui.page import Shown
+
+
+class App:
+    """The built app as a browser meets it: one link handler (`links.Links`, with its lesson bar) per page of the app,
+    by its address, and the lesson maker's handler (on Start)."""
+
+    def __init__(self, demo):
+        found = [d for d in listeners(demo) if getattr(d.fn, "__name__", "") == "on_opened"]
+        self.at = {}  # a page's address -> its Links
+        for event in found:
+            links = event.fn.func.__self__
+            self.at[links.here] = links
+        assert sorted(self.at) == sorted(module.PATH for module in site.PAGES)
+        self.made = next(d for d in listeners(demo) if getattr(d.fn, "__name__", "") == "made").fn
+
+    def holding(self, page_id: str):
+        """The Links of the page of the app that holds `page_id`."""
+        return next(links for links in self.at.values() if page_id in links.pages)
+
+    def visit(self, query: str, here: str = "", lang: str | None = None) -> tuple:
+        """`query` handed over at the page at `here` as the browser hands it (`Links.route`), and at the page it
+        sends the browser to, if another (the browser goes there and hands the query over again, with the page's
+        language): (the Links of the page it ends on, the opening its event follows, the updates of that Links'
+        `outputs()`, the addresses gone to, each with its "+" when it adds to the history)."""
+        gone = []
+        for _ in range(3):
+            links = self.at[here]
+            *openings, away = links.route(query)
+            if away is gr.skip() or away == gr.skip():
+                break
+            gone.append(away)
+            target = urlsplit(away.lstrip("+"))
+            here = "" if target.path in ("./", "") else target.path
+            query = "?" + target.query + (f"&{LANG_ASKED}={lang}" if lang else "")
+        else:
+            raise AssertionError(f"sent on and on: {gone}")
+        chosen = [opening for opening in openings if opening != gr.skip()]
+        assert len(chosen) == 1, (here, query, openings)
+        return links, chosen[0], links.on_opened(chosen[0]), gone
 
 
 @pytest.fixture(scope="module")
 def app():
-    """The app's own link handler (with its lesson bar) and the maker's handler, from the built app."""
+    """The app's link handlers, one per page, and the maker's handler, from the built app."""
     from bg_demo.ui import build_demo
 
-    demo = build_demo()
-    found = {getattr(d.fn, "__name__", ""): d for d in listeners(demo)}
-    return found["on_opened"].fn.func.__self__, found["made"].fn
+    return App(build_demo())
 
 
-def _turn(links, by: int, shown, lang: str) -> list:
-    """Previous (-1) or Next (+1) as the page takes it: the bar's query, opened (its tab first) as a link is."""
-    return links.on_opened(links.opening(links.bar.turn(by, shown, lang)))
+def _bar(links, updates) -> list:
+    """The bar's updates, from `links.outputs()` updates."""
+    return updates[-len(links.bar.outputs()):]
+
+
+def _turn(app, links, by: int, shown, lang: str) -> tuple:
+    """Previous (-1) or Next (+1) as the page takes it: the bar's query, handed over at the page on screen, which
+    sends the browser to the step's page when it is another (as a new entry of its history)."""
+    return app.visit(links.bar.turn(by, shown, lang), links.here, lang)
 
 
 def _value(update):
@@ -71,46 +115,70 @@ def _share_link(page: str, values: dict, lang: str) -> str:
 
 @pytest.mark.parametrize("lang", text.LANGS)
 def test_a_teachers_eight_step_lesson_round_trips_pages_inputs_views_and_notes(app, lang):
-    links, made = app
     lines = "\n".join(f"{_share_link(page, values, lang)} {note}".rstrip() for page, values, note in EIGHT)
-    state, link, error = made(lines, "http://school.example/demo/", lang, 1280)
-    assert _value(error) in ("", None) and link.startswith("http://school.example/demo/?lesson=")
+    state, link, error = app.made(lines, "http://school.example/demo/", lang, 1280)
+    # the link starts at the first step's own page, under the app's root
+    assert _value(error) in ("", None) and link.startswith("http://school.example/demo/fill-mask?lesson=")
     query = urlsplit(link).query
     assert dict(parse_qsl(query)).get("lang") == (None if lang == "en" else lang)  # opens in the teacher's language
+    code = dict(parse_qsl(query))["lesson"]
 
-    shown = None
+    shown = links = None
     for k, (page_id, values, note) in enumerate(EIGHT, start=1):
         if k == 1:  # the link as the browser hands it over on load, with the language it reads from the link
-            opening = links.opening(f"?{query}&{LANG_ASKED}={lang}")
-        else:  # then Next, from the step the bar keeps
-            opening = links.opening(links.bar.turn(1, shown, lang))
-        updates = links.on_opened(opening)
+            links, opening, updates, gone = app.visit(f"?{query}&{LANG_ASKED}={lang}", "fill-mask", lang)
+            assert gone == []  # already on its page: no detour
+        else:  # then Next, from the step the bar keeps, on the page on screen
+            before = links.here
+            links, opening, updates, gone = _turn(app, links, 1, shown, lang)
+            # another page: gone to as a new entry of the browser's history (Back: the step before)
+            assert gone == ([] if links.here == before else [f"+{href(links.here)}?lesson={code}&step={k}"]), k
+        assert links.here == site.paths()[page_id]  # the step opens on its own page of the app
         by, runs = _opened(links, updates[: -len(links.bar.outputs())])
         page = links.pages[page_id]
-        # the browser opens the page's tab, then its sub-tab (`ui.lazy.path`)
-        assert [tab.lstrip(":") for tab in opening.partition("|")[0].split("/")] == [t for _, t in page.path]
+        # the browser opens the page's tabs inside it, if any (`links.OPEN_JS`)
+        assert [tab for tab in opening.partition("|")[0].split("/") if tab] == [t for _, t in page.path]
         assert links.page_of(opening.partition("|")[2]) == page_id  # whose own event follows the step
         for name, raw in values.items():
             wanted = convert(page.fields[name], raw)
             assert wanted is not None and _value(by[page.fields[name]]) == wanted, (page_id, name)
         assert runs and set(runs) <= set(page.runs)  # it runs, as the guided path does; no other page does
-        row, where, previous, nxt, shown, address, _ = updates[-len(links.bar.outputs()):]
+        row, where, previous, nxt, shown, address, _ = _bar(links, updates)
         counter = Look(lang).words(text.Text("lesson.step", k=k, n=len(EIGHT)))
         assert where == (f"**{counter}** · {common.plain(note)}" if note else f"**{counter}**")
         assert row.visible and previous.interactive == (k > 1) and nxt.interactive == (k < len(EIGHT))
-        assert dict(parse_qsl(address.lstrip("?"))) == {"lesson": dict(parse_qsl(query))["lesson"], "step": str(k)}
+        assert dict(parse_qsl(address.lstrip("?"))) == {"lesson": code, "step": str(k)}
     assert "&lt;b&gt;" in lesson.note_words(EIGHT[1][2], lang)  # the teacher's markup is shown as text
     # Next on the last step stays there; Previous goes back, to the same page and values
-    assert _turn(links, 1, shown, lang)[-len(links.bar.outputs()):][4].result["k"] == len(EIGHT)
-    back = _turn(links, -1, shown, lang)
-    by, _ = _opened(links, back[: -len(links.bar.outputs())])
-    assert _value(by[links.pages["compare"].fields["text"]]) == "I went to the bank."
+    last, _, updates, gone = _turn(app, links, 1, shown, lang)
+    assert last is links and gone == [] and _bar(last, updates)[4].result["k"] == len(EIGHT)
+    back, _, updates, gone = _turn(app, links, -1, shown, lang)
+    assert back.here == "compare" and gone == [f"+compare?lesson={code}&step={len(EIGHT) - 1}"]
+    by, _ = _opened(back, updates[: -len(back.bar.outputs())])
+    assert _value(by[back.pages["compare"].fields["text"]]) == "I went to the bank."
+
+
+def test_a_teachers_lesson_link_starts_at_its_first_steps_page_even_inside_one(app):
+    """A lesson whose first step is a tab inside a page (Pre-training's masked words) opens at that page's address,
+    which opens the tab; a link made on an app behind a proxy's prefix keeps the prefix."""
+    lines = "?tab=mlm&text=The+cat+sat.\n?tab=classify&text=Fine."
+    _, link, error = app.made(lines, "https://proxy.example/some/prefix/", "en", 1280)
+    assert _value(error) in ("", None) and link.startswith("https://proxy.example/some/prefix/pretraining?lesson=")
+    links, opening, updates, gone = app.visit("?" + urlsplit(link).query, "pretraining", "en")
+    assert gone == [] and links.here == "pretraining" and opening.partition("|")[0].split("/")[-1] == "mlm"
+    by, runs = _opened(links, updates[: -len(links.bar.outputs())])
+    assert _value(by[links.pages["mlm"].fields["text"]]) == "The cat sat." and runs
+    # handed over at Start (an older link, or one pasted there), the server sends the browser on, in its place
+    _, _, _, gone = app.visit("?" + urlsplit(link).query, "", "en")
+    assert [away.partition("?")[0] for away in gone] == ["pretraining"]
+    _, link, _ = app.made(lines, "not a url", "en", 1280)  # no address the browser could give: relative
+    assert link.startswith("pretraining?lesson=")
 
 
 def test_the_bar_is_reworded_by_the_language_switch(app):
-    links, _ = app
-    updates = links.on_query("?lesson=guided&step=3&_lang=en")
-    shown = updates[-len(links.bar.outputs()):][4]
+    links, _, updates, gone = app.visit("?lesson=guided&step=3&_lang=en")
+    assert links.here == "entities" and gone == ["entities?lesson=guided&step=3"]  # from Start, to the step's page
+    shown = _bar(links, updates)[4]
     view = next(v for v in links.bar.reader.views if v.state is links.bar.state)
     for lang, counter in (("ko", "12단계 중 3단계"), ("ja", "ステップ 3 / 12"), ("en", "Step 3 of 12")):
         words = view.render(shown.result, Look(lang))
@@ -118,15 +186,18 @@ def test_the_bar_is_reworded_by_the_language_switch(app):
 
 
 def test_the_guided_path_visits_the_fine_tuned_tasks_and_ends_on_fine_tune_or_prompt(app):
-    links, _ = app
     steps = lesson.guided()
     pages = [dict(parse_qsl(query))["tab"] for query, _ in steps]
     assert {"classify", "ner", "qa"} <= set(pages) and len(set(pages)) == len(pages) <= lesson.MOST_STEPS
-    assert "finetune" in [tab_id for _, tab_id in links.pages[pages[-1]].path]
+    assert site.paths()[pages[-1]] == "finetune"
     assert pages.index("attention") < pages.index("mlm")  # what the models do, then how they were trained
     for k, (query, note) in enumerate(steps, start=1):
         assert text.t(note["key"]).startswith(f"{k} · ")
-        updates = links.on_query(f"?lesson=guided&step={k}")
+        # the Start page's step button: a link straight to the step's page, which opens it with no detour
+        address, _, asked = lesson.step_link(k, site.paths()).partition("?")
+        assert address == site.paths()[pages[k - 1]]
+        links, _, updates, gone = app.visit("?" + asked, address)
+        assert gone == [] and links.here == address and _bar(links, updates)[4].result["k"] == k
         by, runs = _opened(links, updates[: -len(links.bar.outputs())])
         page = links.pages[pages[k - 1]]
         assert page.runs[0] in runs and set(runs) <= set(page.runs), pages[k - 1]  # every step runs its page
@@ -140,7 +211,6 @@ def test_the_guided_path_in_korean_and_japanese_reads_that_language_on_its_model
     """Each step of a Korean or Japanese path gives its own language's sentence and model (multilingual BERT, KoGPT2
     or rinna's GPT-2), which its note names; a step whose only model reads English keeps its English sentence and
     its note says why; the last step fills the built-in task in the page's language."""
-    links, _ = app
     gpt = {"ko": "skt/kogpt2-base-v2", "ja": "rinna/japanese-gpt2-small"}[lang]
     steps, english = lesson.guided(lang), lesson.guided()
     assert [dict(parse_qsl(q))["tab"] for q, _ in steps] == [dict(parse_qsl(q))["tab"] for q, _ in english]
@@ -156,16 +226,17 @@ def test_the_guided_path_in_korean_and_japanese_reads_that_language_on_its_model
         assert all(model.rpartition("/")[2] in words for model in models), words
         typed = [value for name, value in params.items() if name in ("text", "first", "prompt")]
         assert all(any(script <= ch for ch in value) for value in typed) and (typed or k == len(steps)), params
-        updates = links.on_query(f"?lesson=guided&step={k}&{LANG_ASKED}={lang}")
+        links, _, updates, _ = app.visit(f"?lesson=guided&step={k}&{LANG_ASKED}={lang}", lang=lang)
+        assert links.here == site.paths()[params["tab"]]
         by, runs = _opened(links, updates[: -len(links.bar.outputs())])
         page = links.pages[params["tab"]]
         assert page.runs[0] in runs, params["tab"]
         for name in params.keys() - {"tab"}:
             assert _value(by[page.fields[name]]) == convert(page.fields[name], params[name])
     # the last step: GPT-2 prompted on the built-in task in the page's language (its tables, template and model)
+    links, _, updates, _ = app.visit(f"?lesson=guided&step={len(steps)}&{LANG_ASKED}={lang}", lang=lang)
     page = links.pages["prompt_gpt"]
-    by, _ = _opened(links, links.on_query(f"?lesson=guided&step={len(steps)}&{LANG_ASKED}={lang}")[
-        : -len(links.bar.outputs())])
+    by, _ = _opened(links, updates[: -len(links.bar.outputs())])
     task = finetune_tab.built_in("sentiment", lang)
     assert by[page.fields["train"]] == {"headers": text.t("ft.data_headers", lang).split("|"), "data": task["train"]}
     assert by[page.fields["test"]]["data"] == task["test"]
@@ -175,7 +246,7 @@ def test_the_guided_path_in_korean_and_japanese_reads_that_language_on_its_model
 
 
 def test_a_link_to_a_fine_tune_page_fills_the_task_in_its_language_where_it_gives_none(app):
-    links, _ = app
+    links = app.holding("prompt_bert")
     page = links.pages["prompt_bert"]
     for lang in text.LANGS:
         by, _ = _opened(links, links.on_query(f"?tab=prompt_bert&run=1&{LANG_ASKED}={lang}")[
@@ -214,6 +285,11 @@ def test_the_add_a_row_button_gives_a_table_one_empty_row_with_its_headers_in_th
     assert finetune_tab.add_row(None, "en")["data"] == [["", ""]]
 
 
+def _every_page(app) -> dict:
+    """Every page of the app by id (`links.Page`), as the lesson maker reads them."""
+    return {page_id: page for links in app.at.values() for page_id, page in links.pages.items()}
+
+
 def _noise(seed: int) -> str:
     """3,200 characters that compress no better than text does."""
     return "".join(hashlib.sha256(f"{seed}-{i}".encode()).hexdigest() for i in range(50))
@@ -232,23 +308,23 @@ def _noise(seed: int) -> str:
     ("?tab=classify&text=" + "x" * 70_000, "lesson.too_much", {"most": 64 * 1024}),
 ])
 def test_a_lesson_that_does_not_fit_is_refused_in_words_that_say_what_to_change(app, lines, key, values):
-    links, made = app
     with pytest.raises(InputError) as refused:
-        lesson.make(lines, links.pages)
+        lesson.make(lines, _every_page(app))
     assert refused.value.text.key == key and values.items() <= refused.value.text.values.items()
     for lang in text.LANGS:  # beside the link box, in the page's language, with the numbers to act on
-        state, link, error = made(lines, "http://x/", lang, 1280)
+        state, link, error = app.made(lines, "http://x/", lang, 1280)
         assert link is gr.skip() or _value(link) is None
         assert error.visible and common.plain(Look(lang).words(refused.value)) in error.value
         assert all(str(number) in error.value for number in values.values())
 
 
 def test_a_lesson_keeps_only_each_pages_own_fields_and_runs_every_step(app):
-    links, _ = app
-    steps = lesson.make("http://h/app/?tab=classify&text=Hi&lang=ko&run=0&evil=1&lesson=x  a  note \n"
-                        "?tab=fill_mask&text=A+%5BMASK%5D.", links.pages)
+    pages = _every_page(app)
+    steps = lesson.make("http://h/app/sentiment?tab=classify&text=Hi&lang=ko&run=0&evil=1&lesson=x  a  note \n"
+                        "?tab=fill_mask&text=A+%5BMASK%5D.", pages)
     assert steps == [["tab=classify&text=Hi", "a note"], ["tab=fill_mask&text=A+%5BMASK%5D.", ""]]
-    assert lesson.decode(lesson.encode(steps), links.pages) == steps
+    assert lesson.decode(lesson.encode(steps), pages) == steps
+    assert lesson.decode(lesson.encode(steps), site.paths()) == steps  # as each page reads it (every page's id)
 
 
 @pytest.mark.parametrize("code", [
@@ -259,24 +335,25 @@ def test_a_lesson_keeps_only_each_pages_own_fields_and_runs_every_step(app):
     urlsafe_b64encode(zlib.compress(b"[" * 1_000_000, 9)).decode().rstrip("="),  # 1.4 KB inflating to 1 MB
 ])
 def test_a_damaged_lesson_link_opens_nothing_and_says_so_in_the_bar(app, code):
-    links, _ = app
     with pytest.raises(InputError) as refused:
-        lesson.decode(code, links.pages)
+        lesson.decode(code, site.paths())
     assert refused.value.text.key == "lesson.damaged"
-    updates = links.on_query("?" + urlencode({"lesson": code, "step": "2", LANG_ASKED: "ja"}))
-    assert all(update == gr.skip() for update in updates[: -len(links.bar.outputs())])  # no page opened
-    row, where, previous, nxt, shown, address, error = updates[-len(links.bar.outputs()):]
-    assert row.visible and not previous.interactive and not nxt.interactive and isinstance(shown, Shown)
-    assert error.visible and common.plain(text.t("lesson.damaged", "ja")) in error.value
+    for here in ("", "qa"):  # on Start, or on a page: it stays there and says so
+        links, _, updates, gone = app.visit("?" + urlencode({"lesson": code, "step": "2", LANG_ASKED: "ja"}), here)
+        assert links.here == here and gone == []
+        assert all(update == gr.skip() for update in updates[: -len(links.bar.outputs())])  # no page opened
+        row, where, previous, nxt, shown, address, error = _bar(links, updates)
+        assert row.visible and not previous.interactive and not nxt.interactive and isinstance(shown, Shown)
+        assert error.visible and common.plain(text.t("lesson.damaged", "ja")) in error.value
 
 
 def test_a_step_out_of_range_opens_the_nearest_and_an_expired_bar_does_nothing(app):
-    links, _ = app
     n = len(lesson.guided())
-    for asked, k in (("0", 1), ("-3", 1), ("99", n), ("two", 1), ("", 1)):
-        shown = links.on_query(f"?lesson=guided&step={asked}")[-len(links.bar.outputs()):][4]
-        assert shown.result["k"] == k
-    assert links.bar.turn(1, None, "en") == gr.skip()
+    for asked, k, where in (("0", 1, "fill-mask"), ("-3", 1, "fill-mask"), ("99", n, "finetune"),
+                            ("two", 1, "fill-mask"), ("", 1, "fill-mask")):
+        links, _, updates, _ = app.visit(f"?lesson=guided&step={asked}")
+        assert _bar(links, updates)[4].result["k"] == k and links.here == where
+        assert links.bar.turn(1, None, "en") == gr.skip()
 
 
 def test_the_makers_words_name_the_limits_it_enforces():

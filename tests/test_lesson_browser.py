@@ -1,27 +1,31 @@
 """A lesson in a real browser, at the sizes a class uses: the projector (1024×768) and a student's phone (390×844).
-Each step of the guided path lands with its result on the first screen and Next on screen, the page never scrolling
-sideways; a teacher's own lesson, made on the Start tab from the links they made, opens in their language, step by
-step, with its pages, inputs and notes, and keeps its place through a language switch."""
+Each step of the guided path opens its own page of the app (its address in the address bar, with the step) and lands
+with its result on the first screen and Next on screen, the page never scrolling sideways; Next and Previous go from
+page to page; a teacher's own lesson, made on the Start page from the links they made, starts at its first step's
+page, opens in their language, step by step, with its pages, inputs and notes, and keeps its place through a language
+switch."""
 
 import json
 import re
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import pytest
 from playwright.sync_api import expect
 
 from bg_demo import text
-from bg_demo.ui import lesson
+from bg_demo.ui import lesson, site
 from bg_demo.ui.gradio_compat import MARKUP
 
 expect.set_options(timeout=60_000)  # a run on a busy 2-core machine
 SIZES = {"phone": (390, 844), "projector": (1024, 768)}
 WHERE = f"{MARKUP['block']}.bg-lesson-where"  # the bar's line (its Markdown's box)
 ROOM = 100  # px of a result that must show above the bar: its first output's top, and something of it
+PATHS = site.paths()  # page id -> the address of the page of the app that holds it
 
-# Records, in the page, each output block whose status tracker changes, busy or done (Gradio's markup, as
-# bg_demo/ui/gradio_compat.py names it): the first after a step is the top of the step's result. The app's own
-# scrolling (assets/view.js) reads the same; this test reads only where it ends.
+# Records, in the page, each output block of the page's own content (`.bg-page`: not its header, navigation or lesson
+# bar) whose status tracker changes, busy or done (Gradio's markup, as bg_demo/ui/gradio_compat.py names it): the
+# first after a step is the top of the step's result. The app's own scrolling (assets/view.js) reads the same; this
+# test reads only where it ends. An init script: it runs again on every page a lesson goes to.
 _RECORD = """((GRADIO) => {
   window.__busy = [];
   new MutationObserver((mutations) => {
@@ -30,7 +34,7 @@ _RECORD = """((GRADIO) => {
       if (!(el instanceof Element) || !el.classList.contains(GRADIO.tracker)) continue;
       if (!GRADIO.tracker_shown.some((name) => el.classList.contains(name))) continue;
       const block = el.closest(GRADIO.block);
-      if (block && block.closest(GRADIO.tab_panel) && !window.__busy.includes(block)) window.__busy.push(block);
+      if (block && block.closest(".bg-page") && !window.__busy.includes(block)) window.__busy.push(block);
     }
   }).observe(document, {subtree: true, attributes: true, attributeFilter: ["class"]});  // no <html> yet
 })(%s);""" % json.dumps(MARKUP)
@@ -73,6 +77,29 @@ def size(request):
     return request.param
 
 
+_TABS = {"generate": "generate_text", "ft_checkpoint": "ft_summary"}  # a tab whose id is not its page's
+
+
+def _module(page_id: str):
+    """The page of the app (`site.PAGES`) that holds `page_id`."""
+    return next(module for module in site.PAGES if page_id in module.IDS)
+
+
+def _on_page(page, app_url: str, page_id: str, k: int | None = None) -> None:
+    """The browser is at the address of the page of the app holding `page_id` (with step k of the lesson, when given:
+    a reload stays on the step), with that page's content on screen, the page marked in the navigation, and the tabs
+    inside it that `page_id` is (if any) selected."""
+    module = _module(page_id)
+    expect(page).to_have_url(re.compile("^" + re.escape(app_url + module.PATH) + r"(\?|$)"))
+    if k is not None:
+        expect(page).to_have_url(re.compile(rf"[?&]step={k}(&|$)"))
+    expect(page.locator(f"#bg-page-{module.TAB_ID}")).to_be_visible()
+    expect(page.locator(f".bg-nav-{module.PATH or 'start'}")).to_have_class(re.compile(r"\bprimary\b"))
+    if len(module.IDS) > 1:  # a page of tabs: the one that is `page_id`
+        expect(page.locator(MARKUP["tab_button"] % _TABS.get(page_id, page_id))).to_have_attribute(
+            "aria-selected", "true")
+
+
 def _page(browser, size, lang="en"):
     width, height = SIZES[size]
     page = browser.new_page(viewport={"width": width, "height": height}, is_mobile=size == "phone",
@@ -93,19 +120,21 @@ def test_every_guided_step_lands_with_its_result_and_next_on_the_first_screen(br
     size: the result on the first screen, Next on screen, no error box, nothing sideways."""
     page = _page(browser, size, lang)
     steps = lesson.guided(lang)
-    page.goto(f"{app_url}?lesson=guided&step=1" + ("" if lang == text.DEFAULT else f"&lang={lang}"))
+    # the first step's own page, as the Start page's first step links to it
+    page.goto(app_url + lesson.step_link(1, PATHS) + ("" if lang == text.DEFAULT else f"&lang={lang}"))
     for k in range(1, len(steps) + 1):
+        tab = dict(parse_qsl(steps[k - 1][0]))["tab"]
+        _on_page(page, app_url, tab, k)  # the step's own page, its address naming the step
         expect(page.locator(WHERE)).to_contain_text(text.t("lesson.step", lang, k=k, n=len(steps)))
         _idle(page)
         where = _settled(page)
-        tab = dict(p.split("=", 1) for p in steps[k - 1][0].split("&"))["tab"]
         assert page.evaluate(_ERRORS) == [], f"step {k} ({tab}) in {lang} at {size}"
         assert where["top"] is not None, f"step {k} ({tab}): no output ran"
         assert 0 <= where["top"] <= where["bar"] - ROOM, f"step {k} ({tab}) in {lang} at {size}: result at {where}"
         top, bottom, left, right = where["next"]
         assert 0 <= top and bottom <= where["height"] and 0 <= left and right <= where["width"], where
         assert where["sideways"] <= 0, f"step {k} ({tab}) at {size} scrolls sideways by {where['sideways']} px"
-        assert f"step={k}" in page.url  # a reload stays on the step
+        assert dict(parse_qsl(urlsplit(page.url).query)).get("step") == str(k)  # a reload stays on the step
         if k < len(steps):
             page.evaluate("window.__busy = []")
             page.locator(".bg-lesson-next").click()
@@ -114,23 +143,31 @@ def test_every_guided_step_lands_with_its_result_and_next_on_the_first_screen(br
 
 
 def test_a_start_step_opens_the_path_there_and_previous_goes_back(browser, app_url):
+    """A step on the Start page is a link to its page at that step; Previous goes to the page before, as a new entry
+    of the browser's history, so Back returns to the step the student left."""
     page = _page(browser, "projector")
     page.goto(app_url)
-    page.get_by_role("button", name=text.t("start.step.4")).click()
+    step = page.locator(".bg-step", has_text=text.t("start.step.4").split(" · ", 1)[1][:20]).first
+    expect(step).to_contain_text(text.t("start.step.4").split(" · ", 1)[0])
+    step.click()
+    _on_page(page, app_url, "qa", 4)
     expect(page.locator(WHERE)).to_contain_text("Step 4 of 12")
-    expect(page.get_by_role("tab", name=text.t("qa.tab"), exact=True)).to_have_attribute("aria-selected", "true")
     _idle(page)
     page.evaluate("window.__busy = []")
     page.locator(".bg-lesson-previous").click()
+    _on_page(page, app_url, "ner", 3)
     expect(page.locator(WHERE)).to_contain_text("Step 3 of 12")
-    expect(page.get_by_role("tab", name=text.t("ner.tab"), exact=True)).to_have_attribute("aria-selected", "true")
     _idle(page)
     where = _settled(page)
-    assert 0 <= where["top"] <= where["bar"] - ROOM, where
+    assert where["top"] is not None and 0 <= where["top"] <= where["bar"] - ROOM, where
+    page.go_back()  # the step before Previous
+    _on_page(page, app_url, "qa", 4)
+    expect(page.locator(WHERE)).to_contain_text("Step 4 of 12")
     page.close()
 
 
-# a teacher's lesson: (page, its tab's label key, the text box's value, what else the link sets, the note)
+# a teacher's lesson: (page, its page's name in the navigation (a key), the text box's value, what else the link
+# sets, the note)
 LESSON = [
     ("fill_mask", "fill_mask.tab", "Paris is the [MASK] of France.", {"top_k": "3"}, "1위 단어는?"),
     ("classify", "classify.tab", "Not bad at all.", {}, "부정문일까요? <b>굵게</b>"),
@@ -148,7 +185,9 @@ def _field(page_id: str) -> str:
 
 
 def test_a_teachers_lesson_made_from_their_links_opens_in_their_language_step_by_step(browser, app_url):
-    links = [f"{app_url}?" + urlencode({"tab": page_id, _field(page_id): value, **more, "run": "1", "lang": "ko"})
+    # each link as its page's "Link to this" makes it: the page's own address
+    links = [f"{app_url}{PATHS[page_id]}?" + urlencode({"tab": page_id, _field(page_id): value, **more, "run": "1",
+                                                         "lang": "ko"})
              for page_id, _, value, more, _ in LESSON]
     teacher = _page(browser, "projector", "ko")
     teacher.add_init_script(f"localStorage.setItem({json.dumps(lesson.LINKS_KEY)}, {json.dumps(json.dumps(links))})")
@@ -162,7 +201,8 @@ def test_a_teachers_lesson_made_from_their_links_opens_in_their_language_step_by
     made = teacher.locator(".bg-lesson-link textarea, .bg-lesson-link input").first
     expect(made).to_have_value(re.compile(r"lesson="))
     link = made.input_value()
-    assert link.startswith(app_url) and "lang=ko" in link
+    # the lesson starts at its first step's own page
+    assert link.startswith(f"{app_url}{PATHS[LESSON[0][0]]}?lesson=") and "lang=ko" in link
     teacher.close()
 
     student = _page(browser, "phone", "en")  # a browser in English: the link opens the lesson in Korean
@@ -172,11 +212,10 @@ def test_a_teachers_lesson_made_from_their_links_opens_in_their_language_step_by
         expect(where).to_contain_text(f"{len(LESSON)}단계 중 {k}단계")
         if note:
             expect(where).to_contain_text(note)  # the teacher's words as written, markup shown as text
-        expect(student.get_by_role("tab", name=text.t(tab_key, "ko"), exact=True)).to_have_attribute(
-            "aria-selected", "true")
-        student.wait_for_function("([panel, value]) => [...document.querySelectorAll(panel + ' textarea')]"
-                                  ".some((box) => box.offsetParent && box.value === value)",
-                                  arg=[MARKUP["tab_panel"], value])
+        _on_page(student, app_url, page_id, k)  # its own page, its address naming the step
+        expect(student.locator(f".bg-nav-{PATHS[page_id]}")).to_have_text(text.t(tab_key, "ko"))
+        student.wait_for_function("(value) => [...document.querySelectorAll('.bg-page textarea')]"
+                                  ".some((box) => box.offsetParent && box.value === value)", arg=value)
         _idle(student)
         if k == 4:  # the language switch keeps the lesson's place and rewords its bar
             student.locator("#bg-language input[value=ja]").click()
@@ -208,7 +247,8 @@ def test_a_language_switch_mid_lesson_keeps_the_reader_s_place_and_a_step_loadin
     was while the page is worded again; a step asked for just before a switch arrives with its bar in the new
     language."""
     page = _page(browser, size)
-    page.goto(f"{app_url}?lesson=guided&step=2")
+    page.goto(f"{app_url}?lesson=guided&step=2")  # a lesson's link at the app's own address: sent on to the step's page
+    _on_page(page, app_url, "classify", 2)
     expect(page.locator(WHERE)).to_contain_text("Step 2 of 12")
     _idle(page)
     _settled(page)
@@ -227,6 +267,7 @@ def test_a_language_switch_mid_lesson_keeps_the_reader_s_place_and_a_step_loadin
     page.locator(".bg-lesson-next").click()
     page.locator("#bg-language input[value=ko]").click()
     expect(page.locator(WHERE)).to_contain_text("12단계 중 3단계")
+    _on_page(page, app_url, "ner", 3)
     _idle(page)
     _settled(page)
     expect(page.locator(WHERE)).to_contain_text("12단계 중 3단계")

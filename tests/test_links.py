@@ -50,8 +50,8 @@ def test_outputs_are_every_field_and_no_tabs(links):
 
 def test_a_link_selects_nested_tabs_and_fills_only_its_page(links):
     links, _ = links
-    # tabs not built on opening: selected in the browser, outermost first
-    assert links.opening("?tab=b1&seed=4") == ":b/:b1|?tab=b1&seed=4"
+    # the page's tabs: selected in the browser, outermost first
+    assert links.opening("?tab=b1&seed=4") == "b/b1|?tab=b1&seed=4"
     text, top_k, choice, seed = links.open("b1", {"choice": "simple", "seed": "42", "text": "ignored"})
     assert _value(choice) == "simple" and _value(seed) == 42
     assert text is gr.skip() or _value(text) is None  # another page's field is left alone
@@ -389,38 +389,55 @@ def test_a_link_runs_a_page_through_the_event_its_button_and_enter_run():
 
 
 def test_each_pages_link_is_its_own_event_and_writes_that_page_alone():
-    """A link's query goes to the hidden box of the page it opens, whose event writes that page's fields and runs
-    and the lesson's bar, and no tab: every update the app's links make for a page lies among those outputs."""
-    from bg_demo.ui import build_demo
+    """On each page of the app, a link's query goes to the hidden box of the page it opens there, whose event writes
+    that page's fields and runs and the lesson's bar, and no tab: every update the app's links make for a page lies
+    among those outputs. A query for a page elsewhere in the app goes to that page's address, and opens nothing
+    here."""
+    from bg_demo.ui import build_demo, site
     from bg_demo.ui.gradio_compat import block_id, listeners
+    from bg_demo.ui.links import href
 
     demo = build_demo()
     events = [d for d in listeners(demo) if getattr(d.fn, "__name__", "") == "on_opened"]
-    links = events[0].fn.func.__self__
-    by_page = {d.fn.args[0]: d for d in events}
-    assert sorted(by_page) == sorted(["", *links.pages])
-    routed = next(d for d in listeners(demo) if getattr(d.fn, "__name__", "") == "route")
-    boxes = {page_id: block_id(by_page[page_id].inputs[0]) for page_id in by_page}
-    assert [block_id(block) for block in routed.outputs] == [boxes[page_id] for page_id in ("", *links.pages)]
-    bar = links.bar.outputs()
-    for page_id, page in links.pages.items():
-        event = by_page[page_id]
-        assert not any(isinstance(block, gr.Tabs) for block in event.outputs)
-        assert len(event.outputs) == len(set(page.fields.values())) + len(page.runs) + len(bar) < 40, page_id
-        query = f"?tab={page_id}&run=1&" + "&".join(f"{name}=1" for name in page.fields)
-        sent = dict(zip(boxes.values(), links.route(query)))
-        assert [box for box, value in sent.items() if value != gr.skip()] == [boxes[page_id]]
-        wrote = {block_id(c) for c, update in zip(links.outputs(), links.on_opened(sent[boxes[page_id]]))
-                 if update != gr.skip()}
-        assert wrote and wrote <= {block_id(block) for block in event.outputs}, page_id
-        assert links.on_opened_in(page_id, sent[boxes[page_id]])[-len(bar):] == [gr.skip()] * len(bar)
-    # a lesson's step goes to its page's box; a query that opens no page, to the bar's own
-    step = dict(zip(boxes.values(), links.route("?lesson=guided&step=2")))
-    second = links.page_of("?lesson=guided&step=2")
-    assert second and [box for box, value in step.items() if value != gr.skip()] == [boxes[second]]
-    nowhere = dict(zip(boxes.values(), links.route("?tab=nowhere")))
-    assert [box for box, value in nowhere.items() if value != gr.skip()] == [boxes[""]]
-    assert by_page[""].outputs == bar
+    every = {}  # each page of the app's Links -> its on_opened events by page id
+    for event in events:
+        every.setdefault(event.fn.func.__self__, {})[event.fn.args[0]] = event
+    assert len(every) == len(site.PAGES)
+    assert sorted(p for links in every for p in links.pages) == sorted(site.paths())
+    routes = {d.fn.__self__: d for d in listeners(demo) if getattr(d.fn, "__name__", "") == "route"}
+    for links, by_page in every.items():
+        assert sorted(by_page) == sorted(["", *links.pages])
+        routed = routes[links]
+        boxes = {page_id: block_id(by_page[page_id].inputs[0]) for page_id in by_page}
+        *opening_boxes, away = [block_id(block) for block in routed.outputs]
+        assert opening_boxes == [boxes[page_id] for page_id in ("", *links.pages)]
+        bar = links.bar.outputs()
+        for page_id, page in links.pages.items():
+            event = by_page[page_id]
+            assert not any(isinstance(block, gr.Tabs) for block in event.outputs)
+            assert len(event.outputs) == len(set(page.fields.values())) + len(page.runs) + len(bar) < 40, page_id
+            query = f"?tab={page_id}&run=1&" + "&".join(f"{name}=1" for name in page.fields)
+            sent = dict(zip([*boxes.values(), away], links.route(query)))
+            assert [box for box, value in sent.items() if value != gr.skip()] == [boxes[page_id]]
+            wrote = {block_id(c) for c, update in zip(links.outputs(), links.on_opened(sent[boxes[page_id]]))
+                     if update != gr.skip()}
+            assert wrote and wrote <= {block_id(block) for block in event.outputs}, page_id
+            assert links.on_opened_in(page_id, sent[boxes[page_id]])[-len(bar):] == [gr.skip()] * len(bar)
+        # another page's link: its address, and nothing opened here
+        other = next(page_id for page_id, path in site.paths().items() if path != links.here)
+        *opened, gone = links.route(f"?tab={other}&text=hi&run=1")
+        assert all(value == gr.skip() for value in opened)
+        assert gone == f"{href(site.paths()[other])}?tab={other}&text=hi&run=1"
+        # a lesson's step: its page's box here, else its page's address (a turn of the bar: a new history entry)
+        second = links.page_of("?lesson=guided&step=2")
+        *opened, gone = links.route("?lesson=guided&step=2&_=1")
+        if second in links.pages:
+            assert [box for box, value in zip(boxes.values(), opened) if value != gr.skip()] == [boxes[second]]
+        else:
+            assert gone == f"+{href(site.paths()[second])}?lesson=guided&step=2"
+        nowhere = dict(zip(boxes.values(), links.route("?tab=nowhere")))
+        assert [box for box, value in nowhere.items() if value != gr.skip()] == [boxes[""]]
+        assert by_page[""].outputs == bar
 
 
 @pytest.mark.parametrize("query", ["?tab=generate", "?tab=fill_mask&text=The+cat+sat+on+the+%5BMASK%5D.&run=1"])

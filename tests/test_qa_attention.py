@@ -258,10 +258,30 @@ def test_the_tab_says_when_there_is_no_answer_to_look_from(answered, demo):
     assert call(redraw, kept, "en", 1280, 0, 0) == (gr.skip(), gr.skip())  # nothing to draw from
 
 
+def _switch(demo, state, lang, width, shown, controls):
+    """What the QA page's own language switch sends (its rerender, after the switch's input: each page has its own),
+    by output block id (only what it changes), with the page's `state` holding `shown` and `controls` set."""
+    import gradio as gr
+
+    from bg_demo.ui import language
+    from bg_demo.ui.gradio_compat import block_id, listener, listeners
+    from tests.support.pages import SKIP, call
+
+    (rerender,) = [d for d in listeners(demo) if getattr(d.fn, "__name__", "") == "rerender"
+                   and [(demo.blocks[t].elem_id, name) for t, name in listener(demo, d.trigger_after).targets]
+                   == [(language.ELEM_ID, "input")] and any(block is state for block in d.inputs)]
+    assert rerender.page == "qa"
+    controls = {block_id(block): value for block, value in controls.items()}
+    values = [shown if block is state else None if isinstance(block, gr.State)
+              else controls.get(block_id(block), block.value) for block in rerender.inputs[2:]]
+    found = call(rerender, lang, width, *values)
+    return {block_id(block): value for block, value in zip(rerender.outputs, found) if value != SKIP}
+
+
 def test_a_language_switch_redraws_the_view_from_the_kept_rows(answered, demo, monkeypatch):
     """The view's note and figure are rendered again in the new language from the kept rows."""
     from bg_demo.ui.gradio_compat import block_id
-    from tests.support.pages import run, switch
+    from tests.support.pages import run
 
     _, result = answered
     calls = []
@@ -271,7 +291,7 @@ def test_a_language_switch_redraws_the_view_from_the_kept_rows(answered, demo, m
     _, _, kept = run(look, [result.to_dict()])
     state = kept.result
     layer, head = redraw.inputs[3:]
-    values = switch(demo, "ko", 1280, {look.outputs[-1]: kept}, {layer: 1, head: 2})
+    values = _switch(demo, look.outputs[-1], "ko", 1280, kept, {layer: 1, head: 2})
     assert len(calls) == 1  # drawn again from the kept rows, not run again
     title = text.t("fig.qa_attention.title", "ko", layer=1, head=2)
     assert values[block_id(redraw.outputs[0])].layout.title.text == title

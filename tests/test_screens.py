@@ -2,7 +2,7 @@
 (1366×768). Every page runs its example on a phone and on a 768-px-high screen: the page never scrolls sideways, the
 result is brought into view, and on a phone every figure has the width, with no label on another and no title cut or
 under the plot's label badge, and a text with a long unbroken word breaks rather than widen the page; every main tab
-stays in the bar; a link restores and runs its view."""
+is a link in the navigation; a link restores and runs its view."""
 
 import re
 
@@ -11,8 +11,8 @@ from playwright.sync_api import expect
 
 expect.set_options(timeout=60_000)  # a run on a busy 2-core machine
 SIZES = {"phone": (390, 844), "projector": (1024, 768), "laptop": (1366, 768)}
-MAIN_TABS = ["Start here", "Fill-mask", "Sentiment", "Entities", "Q&A", "Next sentence", "Generate", "Attention",
-             "BERT vs GPT-2", "Pretraining"]
+MAIN_PAGES = ["Start here", "Fill-mask", "Sentiment", "Entities", "Q&A", "Next sentence", "Generate", "Attention",
+              "BERT vs GPT-2", "Pretraining", "Fine-tune or prompt?"]
 PLOT = ".js-plotly-plot .main-svg"
 # (page id, text of its first example, what only a finished run puts on screen)
 PAGES = [
@@ -115,40 +115,42 @@ def screen(browser, app_url, size):
     page.close()
 
 
-# how a student reaches each page: its main tab, then its sub-tab (text keys of their labels)
-TABS = {"fill_mask": ("fill_mask.tab",), "classify": ("classify.tab",), "ner": ("ner.tab",), "qa": ("qa.tab",),
-        "next_sentence": ("nsp.tab",), "generate": ("generate.tab", "generate.sub"),
-        "next_token": ("generate.tab", "lab.sub"), "logit_lens": ("generate.tab", "lens.sub"),
-        "attention": ("attention.tab",), "compare": ("compare.tab",), "mlm": ("pre.tab", "pre.mlm"),
-        "embeddings": ("pre.tab", "pre.embeddings"), "causal": ("pre.tab", "pre.causal")}
+# how a student reaches each part of a page: its page's address (`bg_demo.ui.site`), then its sub-tab (the text key
+# of its label)
+SUB_TABS = {"generate": "generate.sub", "next_token": "lab.sub", "logit_lens": "lens.sub", "mlm": "pre.mlm",
+            "embeddings": "pre.embeddings", "causal": "pre.causal"}
 
 
 @pytest.fixture(params=["phone", "projector"], scope="module")
 def run_screen(browser, app_url, request):
     """The two screen heights a run is checked on: a phone's 844 px and the 768 px a projector (1024×768) and a
-    laptop (1366×768) share; the laptop's wider page is checked by the tests of every size. One page a size, opened
-    once: a student goes from tab to tab (each page's outputs start empty: every page is run once)."""
+    laptop (1366×768) share; the laptop's wider page is checked by the tests of every size. One browser page a
+    size: a student goes from page to page (each page's outputs start empty: every page is run once)."""
     width, height = SIZES[request.param]
     page = browser.new_page(viewport={"width": width, "height": height})
     page.set_default_timeout(60_000)
-    page.goto(app_url)
-    yield page, request.param
+    yield page, request.param, app_url
     page.close()
 
 
-def _open(page, page_id: str) -> None:
-    """The page `page_id`, from the top of the screen, as a student opens it: its tab, then its sub-tab."""
+def _open(page, app_url: str, page_id: str) -> None:
+    """The page `page_id` as a student opens it: its page's address, then its sub-tab."""
     from bg_demo.text import t
+    from bg_demo.ui import site
 
-    page.evaluate("window.scrollTo(0, 0)")
-    for key in TABS[page_id]:
-        page.get_by_role("tab", name=t(key), exact=True).click()
+    path = site.paths()[page_id]
+    page.goto(f"{app_url}{path}")
+    expect(page.locator(f".bg-nav-link.primary.bg-nav-{path}")).to_be_visible()  # that page, not another
+    _idle(page)  # and its opening's own work done (its load events), as a student reading it first finds it
+    page.wait_for_timeout(500)
+    if page_id in SUB_TABS:
+        _visible(page, f"role=tab[name='{t(SUB_TABS[page_id])}']").first.click()
 
 
 @pytest.mark.parametrize(("page_id", "example", "result"), PAGES, ids=[p[0] for p in PAGES])
 def test_every_page_runs_its_example_in_view_without_sideways_scrolling(run_screen, page_id, example, result):
-    page, size = run_screen
-    _open(page, page_id)
+    page, size, app_url = run_screen
+    _open(page, app_url, page_id)
     _visible(page, f"text={example}").first.click()
     expect(_visible(page, result).first).to_be_visible()
     _idle(page)
@@ -167,25 +169,31 @@ def test_every_page_runs_its_example_in_view_without_sideways_scrolling(run_scre
     expect(page.locator(".toast-body.error")).to_have_count(0)  # a problem is said beside the output, not in a toast
 
 
-def test_every_main_tab_is_one_click_away(screen, size):
+def _nav(page):
+    return page.locator(".bg-nav")
+
+
+def test_every_main_page_is_one_click_away(screen, size):
     page, url = screen
     page.goto(url)
-    for name in MAIN_TABS:  # all in the bar (wrapped onto more lines on a phone), none in a "…" menu
-        expect(page.get_by_role("tab", name=name, exact=True)).to_be_visible()
-    bar = page.get_by_role("tab", name="Start here", exact=True)
-    last = page.get_by_role("tab", name="Pretraining", exact=True)
+    for name in MAIN_PAGES:  # all in the navigation (wrapped onto more lines on a phone), none in a "…" menu
+        expect(_nav(page).get_by_role("link", name=name, exact=True)).to_be_visible()
+    assert _overflow(page) <= 0
+    first = _nav(page).get_by_role("link", name="Start here", exact=True)
+    last = _nav(page).get_by_role("link", name="Pretraining", exact=True)
     if size != "phone":  # one line from 1024 px up
-        assert abs(bar.bounding_box()["y"] - last.bounding_box()["y"]) < 4
-    page.get_by_role("tab", name="Attention", exact=True).click()
+        assert abs(first.bounding_box()["y"] - last.bounding_box()["y"]) < 4
+    _nav(page).get_by_role("link", name="Attention", exact=True).click()
     expect(page.get_by_role("button", name="Show attention")).to_be_visible()
 
 
-def test_the_page_keeps_one_width_from_tab_to_tab(screen):
+def test_the_page_keeps_one_width_from_page_to_page(screen):
     page, url = screen
     page.goto(url)
     widths = set()
-    for name in ("Fill-mask", "Q&A", "Generate", "Attention"):
-        page.get_by_role("tab", name=name, exact=True).click()
+    for name, path in (("Fill-mask", "fill-mask"), ("Q&A", "qa"), ("Generate", "generate"), ("Attention", "attention")):
+        _nav(page).get_by_role("link", name=name, exact=True).click()
+        expect(page.locator(f".bg-nav-link.primary.bg-nav-{path}")).to_be_visible()
         widths.add(round(page.locator(".gradio-container").first.bounding_box()["width"]))
     assert len(widths) == 1
 
@@ -224,7 +232,7 @@ def test_a_seedless_sample_differs_from_the_last_and_shows_its_seed(browser, app
     page = browser.new_page(viewport={"width": 1366, "height": 768})
     page.goto(f"{app_url}?tab=generate")
     page.get_by_label("top_p", exact=True).check()
-    # the tab's own seed box (the Next-token lab's comes with its sub-tab when that is opened: `ui.lazy`)
+    # the Generate tab's own seed box (the Next-token lab's, on the same page, is hidden under its own sub-tab)
     expect(page.get_by_label("Seed (empty").locator("visible=true")).to_have_value("")  # empty, not 0
     page.get_by_label("Prompt (empty = start").fill("Once upon a time")
     runs = []

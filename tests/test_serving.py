@@ -171,21 +171,25 @@ def test_idle_sessions_are_dropped():
 
 # --- the page -----------------------------------------------------------------------------------------------------
 
-PAGE_ON_THE_WIRE = 70_000  # bytes of the compressed page: 92 KB before tabs were built on opening, 63 KB since
-# bytes of the page a browser reads (Gradio's own was ~730 KB, most of it inlined config): 688 KB before the
-# fine-tune-or-prompt tab, 854 KB with it (its 204 components, 39 events and their labels in three languages), 899 KB
-# with the AI tutor's 15 endpoints (their values, and the descriptions the API page shows), 922 KB with lessons (the
-# bar and the maker's 19 components, the page's two query boxes, their texts in three languages), 863 KB before tabs
-# were built on opening (`ui.lazy`: each tab's components come when it is opened), 476 KB then, 498 KB with each
-# page's own link event, 481 KB since each "Link to this" calls one function the page defines: mostly the events;
-# 495 KB before, 524 KB with, the fine-tune pages' "Why?" for a student's own model (two panels, their endpoints and
-# descriptions), the page's task following its language, its rows' buttons, the tutor's longer tool descriptions and
-# the page script keeping the reader's place (67 KB compressed, within the budget above)
-PAGE_RAW = 530_000
+PAGE_ON_THE_WIRE = 70_000  # bytes of a compressed page: 92 KB before tabs were built on opening, 63 KB since; each
+# page at its own address (`ui.site`) is 55-65 KB, the Start page ~58 KB
+# bytes of a page a browser reads (Gradio's own was ~730 KB, most of it inlined config): 688 KB before the
+# fine-tune-or-prompt tab, 854 KB with it, 922 KB with lessons, 863 KB before tabs were built on opening (`ui.lazy`),
+# 476 KB then, 524 KB with the fine-tune pages' "Why?" (67 KB compressed); since each former tab is a page of its own
+# (`ui.site`) a page carries only its own components and events: the Start page ~240 KB, the heaviest (Fine-tune, its
+# five parts) ~360 KB
+PAGE_RAW = 400_000
+RATIO = 3  # how much smaller gzip makes a page (4x to 5.5x for these pages)
 
 
-def _page(app_url: str, accepted: str) -> httpx.Response:
-    return httpx.get(app_url, headers={"Accept-Encoding": accepted})
+def _addresses() -> list[str]:
+    from bg_demo.ui import site
+
+    return [module.PATH for module in site.PAGES]
+
+
+def _page(app_url: str, accepted: str, path: str = "") -> httpx.Response:
+    return httpx.get(f"{app_url}{path}", headers={"Accept-Encoding": accepted})
 
 
 def _inlined(page: bytes, marker: bytes) -> dict:
@@ -193,23 +197,42 @@ def _inlined(page: bytes, marker: bytes) -> dict:
     return json.loads(page[start:page.index(gradio_compat.INLINED_END, start)])
 
 
-def test_the_page_is_sent_compressed_to_a_browser_that_accepts_gzip(app_url):
-    compressed, plain = _page(app_url, "gzip, deflate, br"), _page(app_url, "identity")
+@pytest.mark.parametrize("path", ["", "generate"])
+def test_the_page_is_sent_compressed_to_a_browser_that_accepts_gzip(app_url, path):
+    compressed, plain = _page(app_url, "gzip, deflate, br", path), _page(app_url, "identity", path)
     assert compressed.headers["content-encoding"] == "gzip" and "content-encoding" not in plain.headers
     assert compressed.text == plain.text and gradio_compat.INLINED_CONFIG in plain.content  # httpx unpacks the gzip
-    assert int(compressed.headers["content-length"]) * 5 < len(plain.content)
+    assert int(compressed.headers["content-length"]) * RATIO < len(plain.content)
 
 
-def test_the_page_keeps_to_its_budget_and_carries_nothing_its_browser_never_reads(app_url):
-    page = _page(app_url, "gzip")
-    assert int(page.headers["content-length"]) <= PAGE_ON_THE_WIRE and len(page.content) <= PAGE_RAW
-    components = _inlined(page.content, gradio_compat.INLINED_CONFIG)["components"]
-    assert not [c["id"] for c in components if set(c) & {"api_info", "api_info_as_input", "example_inputs"}]
-    endpoints = _inlined(page.content, gradio_compat.INLINED_API_INFO)["named_endpoints"]
-    assert not any("code_snippets" in endpoint for endpoint in endpoints.values())
-    # the page itself stays: the tab bar and the Start tab with its guided steps; every other tab comes when opened
-    assert 100 < len(components) < 300 and any("bg-step" in c["props"].get("elem_classes", []) for c in components)
-    assert {"fill_mask", "generate", "finetune"} <= {c["props"].get("id") for c in components if c["type"] == "tabitem"}
+def _own(page: bytes) -> list[dict]:
+    return _inlined(page, gradio_compat.INLINED_CONFIG)["components"]
+
+
+def test_every_page_keeps_to_its_budget_and_carries_nothing_its_browser_never_reads(app_url):
+    from bg_demo.ui import site
+
+    assert len(_addresses()) == len(site.PAGES) > 10
+    for module in site.PAGES:
+        page = _page(app_url, "gzip", module.PATH)
+        assert page.status_code == 200, module.PATH
+        assert int(page.headers["content-length"]) <= PAGE_ON_THE_WIRE and len(page.content) <= PAGE_RAW, module.PATH
+        components = _own(page.content)
+        assert not [c["id"] for c in components if set(c) & {"api_info", "api_info_as_input", "example_inputs"}]
+        endpoints = _inlined(page.content, gradio_compat.INLINED_API_INFO)["named_endpoints"]
+        assert not any("code_snippets" in endpoint for endpoint in endpoints.values())
+        # the page's own content, and no other page's: every page a link in the navigation
+        columns = {c["props"].get("elem_id") for c in components if "bg-page" in (c["props"].get("elem_classes") or [])}
+        assert columns == {f"bg-page-{module.TAB_ID}"}, module.PATH
+        navigation = [c for c in components if "bg-nav-link" in (c["props"].get("elem_classes") or [])]
+        assert len(navigation) == len(site.PAGES), module.PATH
+        assert 50 < len(components) < 300, (module.PATH, len(components))
+    start = _own(_page(app_url, "gzip").content)  # the Start page: its guided steps; Generate: its three parts
+    assert any("bg-step" in (c["props"].get("elem_classes") or []) for c in start)
+    assert not any(c["type"] == "tabitem" for c in start)
+    generate = _own(_page(app_url, "gzip", "generate").content)
+    assert {"generate_text", "next_token", "logit_lens"} <= {c["props"].get("id") for c in generate
+                                                             if c["type"] == "tabitem"}
     theme = httpx.get(f"{app_url}theme.css").text  # the device's own fonts: no web font to fetch
     assert "--font" in theme and "@font-face" not in theme and ".woff2" not in theme
 
@@ -220,11 +243,6 @@ def test_only_a_rendered_page_is_trimmed():
     config, end = gradio_compat.INLINED_CONFIG, gradio_compat.INLINED_END
     page = b'<script>' + config + b'{"components": [{"id": 1, "api_info": {}, "props": {"x": 1}}]}' + end
     assert serving.lighter(page) == b'<script>' + config + b'{"components":[{"id":1,"props":{"x":1}}]}' + end
-    # a component the layout leaves out (a tab not yet opened: `ui.lazy`) is left out of the page too
-    page = (b'<script>' + config + b'{"layout": {"id": 0, "children": [{"id": 1}]}, "components": [{"id": 1, '
-            b'"props": {}}, {"id": 2, "props": {}}], "page": {"": {"components": [1, 2]}}}' + end)
-    trimmed = _inlined(serving.lighter(page), config)
-    assert [c["id"] for c in trimmed["components"]] == [1] and trimmed["page"][""]["components"] == [1]
 
 
 class _Rendering(gradio_compat.StandInApp):
@@ -270,7 +288,10 @@ def _visits(app, *requests) -> list[bytes]:
     return asyncio.run(run())
 
 
-def test_the_page_and_config_are_rendered_once_per_address_and_sent_from_memory_after():
+def test_the_page_and_config_are_rendered_once_per_address_and_sent_from_memory_after(monkeypatch):
+    from bg_demo.ui import site
+
+    monkeypatch.setattr(serving, "PAGE_PATHS", {module.PATH for module in site.PAGES})  # as `build_demo` sets it
     app = _Rendering()
     here, there = {"host": "a.example"}, {"host": "b.example"}
     pages = _visits(app, *[("/", here)] * 20, ("/", there))
@@ -280,6 +301,11 @@ def test_the_page_and_config_are_rendered_once_per_address_and_sent_from_memory_
     assert app.renders == 3  # the config a client reads is kept too
     _visits(app, (gradio_compat.INFO, here), (gradio_compat.INFO, here))
     assert app.renders == 5  # nothing else is
+    pages = _visits(app, *[("/generate", here)] * 5, ("/finetune", here), ("/finetune/", here), ("/finetune", here))
+    assert app.renders == 8  # every page of the app is kept at its own address (a trailing "/" is another URL)
+    assert set(pages[:5]) == {pages[0]} and pages[5] == pages[7]
+    _visits(app, ("/no-such-page", here), ("/no-such-page", here))
+    assert app.renders == 10  # an address that is no page of the app is not kept
 
 
 def test_a_kept_page_is_dropped_when_the_config_changes_and_never_kept_with_a_login_or_a_cookie():
@@ -316,10 +342,20 @@ def test_the_app_s_page_and_config_come_from_memory_with_the_root_of_the_address
     proxied = httpx.get(app_url, headers={"Accept-Encoding": "gzip", "X-Forwarded-Host": "school.example"})
     assert _inlined(proxied.content, gradio_compat.INLINED_CONFIG)["root"] == "http://school.example"
     assert _inlined(first.content, gradio_compat.INLINED_CONFIG)["root"] != "http://school.example"
+    for path in ("generate", "finetune"):  # every page's own address too
+        first, again = _page(app_url, "gzip", path), _page(app_url, "gzip", path)
+        assert first.content == again.content and first.headers["content-encoding"] == "gzip", path
+        proxied = _page_at(app_url, path, "school.example")
+        assert _inlined(proxied.content, gradio_compat.INLINED_CONFIG)["root"] == "http://school.example", path
+        assert _inlined(first.content, gradio_compat.INLINED_CONFIG)["root"] != "http://school.example", path
     config, again = httpx.get(f"{app_url}config").json(), httpx.get(f"{app_url}config").json()
     assert config == again and len(config["components"]) > 500 and config["root"] != "http://school.example"
     proxied = httpx.get(f"{app_url}config", headers={"X-Forwarded-Host": "school.example"}).json()
     assert proxied["root"] == "http://school.example"
+
+
+def _page_at(app_url: str, path: str, host: str) -> httpx.Response:
+    return httpx.get(f"{app_url}{path}", headers={"Accept-Encoding": "gzip", "X-Forwarded-Host": host})
 
 
 def test_a_generation_s_updates_still_arrive_one_by_one_through_the_compression(app_url, monkeypatch, in_flight):

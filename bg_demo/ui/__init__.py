@@ -1,4 +1,5 @@
-"""The Gradio app: one tab per file, assembled here. Building the app loads no model."""
+"""The Gradio app: one page per module (`bg_demo.ui.site`), each at its own address, assembled here. Building the app
+loads no model."""
 
 from __future__ import annotations
 
@@ -9,49 +10,26 @@ import threading
 
 import gradio as gr
 
-from bg_demo import dispatch
+from bg_demo import dispatch, text
 from bg_demo.ui import (
-    attention_tab,
-    classify_tab,
-    compare_tab,
-    entities_tab,
-    fill_mask_tab,
-    finetune_tab,
-    generate_tab,
     gradio_compat,
     language,
-    lazy,
     lesson,
-    next_sentence_tab,
+    links,
     page,
     payloads,
-    pretraining_tab,
-    qa_tab,
     screen,
     serving,
+    site,
     start_tab,
     strings,
     tutor_tools,
     view,
 )
-from bg_demo.ui.links import HEAD as LINKS_HEAD
 from bg_demo.ui.links import Links
 from bg_demo.ui.session import SESSIONS
-from bg_demo.ui.strings import ASSETS, I18N, t
+from bg_demo.ui.strings import ASSETS, t
 
-# in teaching order after "Start here": BERT's tasks, GPT-2, what is inside both, then how each learns a task
-TABS = (
-    fill_mask_tab,
-    classify_tab,
-    entities_tab,
-    qa_tab,
-    next_sentence_tab,
-    generate_tab,
-    attention_tab,
-    compare_tab,
-    pretraining_tab,
-    finetune_tab,
-)
 CONCURRENCY = 2  # requests run at once per event; each model also serialises its own calls
 
 
@@ -59,32 +37,27 @@ TITLE = "BERT & GPT-2"  # the browser tab's title: Gradio does not translate it,
 HEARTBEAT_SECONDS = "2"  # Gradio notices a closed page at its next heartbeat (15 s by default)
 
 
-def build_demo() -> gr.Blocks:
+def build_demo(pages=site.PAGES) -> gr.Blocks:
+    """The app: `pages`, the page modules in order (`site.PAGES`; the Start page first)."""
     gradio_compat.check_version()  # the Gradio its private names were checked against, or a clear refusal
     # a closed tab's generation is cancelled when Gradio notices the page is gone (see `session.Sessions.leave`);
     # a heartbeat every 2 s costs each open page a few bytes
     os.environ.setdefault("GRADIO_HEARTBEAT_INTERVAL", HEARTBEAT_SECONDS)
     # delete_cache: files made for downloads are removed after an hour, so a busy Space does not fill its disk
     serving.use_lean_sessions()
-    with gr.Blocks(title=TITLE, fill_width=True, delete_cache=(3600, 3600)) as demo:
-        tools = tutor_tools.register()  # first: the MCP tools take their plain names (`fill_mask`, ...)
-        with gr.Row(equal_height=True, elem_classes=["bg-header"]):
-            gr.Markdown(t("app.heading"), elem_classes=["bg-intro"])
-            reader = page.Reader(language.switch(), screen.box())
-        # every tab stays in the bar, on as many lines as the screen needs, instead of a "…" menu
-        with gr.Tabs(overflow_behavior="wrap") as tabs:
-            steps, maker = start_tab.build()
-            pages = []
-            for tab in TABS:
-                pages += [p.under(tabs, tab.TAB_ID) for p in tab.build(reader)]
-                lazy.defer(demo, tabs.children[-1], tab.TAB_ID)  # its content sent when the tab is first opened
-        links = Links(pages, lesson.Bar(reader))  # the bar after the tabs: it stays at the window's foot
-        links.wire(demo, steps, reader.lang)
-        maker.wire(reader, links.pages)
-        screen.wire(demo, reader)
-        language.wire(demo, reader, strings.tables(demo))
-        # a closed tab's generations are cancelled when Gradio notices the page is gone
-        demo.unload(SESSIONS.leave)
+    demo = gr.Blocks(title=TITLE, fill_width=True, delete_cache=(3600, 3600))
+    serving.PAGE_PATHS.update(module.PATH for module in pages)  # the pages `serving.PageCache` keeps
+    made: dict[str, links.Page] = {}  # every page's links, for a teacher's lesson (filled as the pages are built)
+    for module in pages:
+        # the Start page is the app's own (what `with demo` builds before any route); each other page its own route,
+        # left out of Gradio's navigation bar: every page has the app's own, worded in the page's language
+        with demo if not module.PATH else demo.route(text.t(module.TITLE), module.PATH,
+                                                     show_in_navbar=False):
+            if module is start_tab:
+                tools = tutor_tools.register()  # first: the MCP tools take their plain names (`fill_mask`, ...)
+                # a closed page's generations are cancelled when Gradio notices the page is gone (any page's session)
+                demo.unload(SESSIONS.leave)
+            made.update({p.id: p for p in build_page(demo, module, made, pages)})
     tutor_tools.hide_pages(demo, keep=tools)  # the pages' endpoints stay on the API page, not among the MCP tools
     # api_open=False: no endpoint runs around the queue (`/run/<name>`), so its fair turn and shares hold (a Space's
     # default; elsewhere Gradio opens them)
@@ -92,6 +65,37 @@ def build_demo() -> gr.Blocks:
     serving.make_fair(demo)
     payloads.describe(demo)  # the "Use via API" page in words, with examples that run
     return demo
+
+
+def build_page(demo: gr.Blocks, module, made: dict, every=site.PAGES) -> list:
+    """One page: the header (the app's name, the language switch), the navigation, the module's own content, the
+    lesson bar at the window's foot, and what every page wires (its links, the reader's screen and language).
+    Returns the module's pages (`links.Page`, what a link opens); `made`: every page's so far (the Start page's
+    lesson maker reads them once all are built); `every`: the app's page modules."""
+    gr.Navbar(visible="hidden")  # Gradio's own bar names pages in one language; the app's (`nav`) in the reader's
+    # (visible=False still draws its "Home": "hidden" leaves it out)
+    with gr.Row(equal_height=True, elem_classes=["bg-header"]):
+        gr.Markdown(t("app.heading"), elem_classes=["bg-intro"])
+        reader = page.Reader(language.switch(), screen.box())
+    nav(module, every)
+    with strings.collecting() as built, gr.Column(elem_classes=["bg-page"], elem_id=f"bg-page-{module.TAB_ID}"):
+        pages = start_tab.build(reader, made, site.paths(every)) if module is start_tab else module.build(reader)
+    # the bar after the page: at the window's foot
+    page_links = Links(pages, lesson.Bar(reader), here=module.PATH, known=site.paths(every))
+    page_links.wire(demo, reader.lang)
+    screen.wire(demo, reader)
+    language.wire(demo, reader, built.tables, built.tabs)
+    return pages
+
+
+def nav(here, every=site.PAGES) -> None:
+    """The app's pages as links, the page on screen marked, on as many lines as the screen needs. A link to a page
+    the student ran before opens it as they left it (the page's own link, run again: `links.HEAD`)."""
+    with gr.Row(elem_classes=["bg-nav"]):
+        for module in every:
+            gr.Button(t(module.TITLE), link=links.href(module.PATH), size="sm", min_width=0, scale=0,
+                      variant="primary" if module is here else "secondary",
+                      elem_classes=["bg-nav-link", f"bg-nav-{module.PATH or 'start'}"])
 
 
 def launch_options() -> dict:
@@ -108,9 +112,12 @@ def launch_options() -> dict:
     gzip = Middleware(GZipMiddleware, minimum_size=serving.GZIP_MINIMUM_BYTES, compresslevel=serving.GZIP_LEVEL)
     guard = Middleware(serving.Guard, check_tool_call=tutor_tools.refused_arguments)  # an MCP call's arguments too
     middleware = [guard, Middleware(serving.PageCache), gzip, Middleware(serving.Lighter)]
-    return dict(theme=gr.themes.Soft(primary_hue="blue", font=serving.FONTS, font_mono=serving.MONO_FONTS),
-                css_paths=[ASSETS / "style.css"], i18n=I18N,
-                head=language.HEAD + screen.HEAD + view.HEAD + lazy.HEAD + LINKS_HEAD, state_session_capacity=serving.SESSION_CAPACITY, enable_monitoring=False,
+    # run history (recorded in the browser by default since Gradio 6.24) only where the host asks for it
+    # (GRADIO_RUN_HISTORY=1): a classroom PC must not show the last student's runs
+    run_history = os.environ.get("GRADIO_RUN_HISTORY", "").strip().lower() in ("1", "true", "yes", "on")
+    return dict(run_history=run_history, theme=gr.themes.Soft(primary_hue="blue", font=serving.FONTS, font_mono=serving.MONO_FONTS),
+                css_paths=[ASSETS / "style.css"], i18n=strings.i18n(),
+                head=language.HEAD + screen.HEAD + view.HEAD + links.head(site.paths()), state_session_capacity=serving.SESSION_CAPACITY, enable_monitoring=False,
                 max_file_size=serving.MAX_FILE_SIZE,
                 app_kwargs={"middleware": middleware})
 

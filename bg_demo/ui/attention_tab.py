@@ -145,71 +145,73 @@ def _label_models(dataset: gr.Dataset) -> None:
 
 
 TAB_ID = "attention"
+PATH = "attention"  # its address: /attention
+TITLE = "attention.tab"  # its name in the navigation
+IDS = (TAB_ID,)  # the pages a link opens here (`?tab=<id>`)
 
 
 def build(reader) -> list[Page]:
-    with gr.Tab(t("attention.tab"), id=TAB_ID):
-        intro("attention.about")
-        with gr.Row():
-            text = gr.Textbox(
-                label=t("attention.text"), lines=1, max_lines=4, scale=3
-            )
-            with gr.Column(scale=1, min_width=220):
-                choices = [(t(f"attention.role.{role}"), role) for role in ROLES]
-                role = gr.Radio(choices, value="encoder", label=t("attention.role"))
-                # the role's models only: choosing the other role swaps them (`models_of`)
-                model = common.model_picker("encoder", label=t("attention.model"))
-                button = gr.Button(t("attention.run"), variant="primary")
-        summary = gr.Markdown(render=False)
-        tokens = gr.HighlightedText(  # a page of 512 tokens scrolls in its own box, so the map stays near the top
-            label=t("attention.tokens"), color_map=dict.fromkeys(every_language("attention.special"), OKABE_ITO["sky"]),
-            render=False, elem_classes=["bg-token-list"],
+    intro("attention.about")
+    with gr.Row():
+        text = gr.Textbox(
+            label=t("attention.text"), lines=1, max_lines=4, scale=3
         )
-        raw = gr.JSON(render=False)
-        task = Task(reader, show, render, {"text": text, "role": role, "model": model}, [summary, tokens, raw],
-                    page_id=TAB_ID, api_name="attention")
-        state = task.state  # the weights every redraw reads (a `Ref`: see attention_store)
-        for dataset in task.examples("attention").tables:  # a row's model by its label, whichever role it is for
-            _label_models(dataset)
-        task.render([summary, tokens])
-        # the controls beside the map on a laptop or projector, so a slider moves in sight of what it changes; on a
-        # phone under it (the row's order reversed: assets/style.css), the sliders a thumb's reach below the map.
-        # bg-redraws / bg-redrawn: the map shows it is being drawn from the moment a control moves (assets/view.js)
-        with gr.Row(equal_height=False, elem_classes=["bg-attention-view"]):
-            with gr.Column(scale=1, min_width=250, elem_classes=["bg-redraws"]):
-                # the sliders first, the focus window's too: beside the top of the map on a 768-px screen, above
-                # the eight views' list
-                layer = gr.Slider(0, 11, value=0, step=1, label=t("attention.layer"))
-                head = gr.Slider(0, 11, value=0, step=1, label=t("attention.head"))
-                query = gr.Slider(0, 511, value=0, step=1, label=t("attention.query"), visible=False)
-                span = gr.Slider(1, FOCUS_MAX_QUERIES, value=1, step=1, label=t("attention.span"), visible=False)
-                view = gr.Radio([(t(f"attention.view.{v}"), v) for v in VIEWS], value="head", label=t("attention.view"))
-                hide = gr.Checkbox(value=False, label=t("attention.hide_special"))
-                stats = [(t(f"attention.stat.{s}"), s) for s in HEAD_STATS]
-                stat = gr.Dropdown(stats, value="entropy", label=t("attention.stat"))
-            with gr.Column(scale=3, min_width=300):
-                plot = gr.Plot(label=t("attention.plot"), elem_classes=["bg-redrawn"])
-        with gr.Row():
-            export_button = gr.Button(t("attention.export"), variant="secondary", scale=1)
-            files = gr.File(label=t("attention.files"), file_count="multiple", interactive=False, height=110, scale=3)
-        with gr.Accordion(t("common.raw"), open=False):
-            raw.render()
+        with gr.Column(scale=1, min_width=220):
+            choices = [(t(f"attention.role.{role}"), role) for role in ROLES]
+            role = gr.Radio(choices, value="encoder", label=t("attention.role"))
+            # the role's models only: choosing the other role swaps them (`models_of`)
+            model = common.model_picker("encoder", label=t("attention.model"))
+            button = gr.Button(t("attention.run"), variant="primary")
+    summary = gr.Markdown(render=False)
+    tokens = gr.HighlightedText(  # a page of 512 tokens scrolls in its own box, so the map stays near the top
+        label=t("attention.tokens"), color_map=dict.fromkeys(every_language("attention.special"), OKABE_ITO["sky"]),
+        render=False, elem_classes=["bg-token-list"],
+    )
+    raw = gr.JSON(render=False)
+    task = Task(reader, show, render, {"text": text, "role": role, "model": model}, [summary, tokens, raw],
+                page_id=TAB_ID, api_name="attention")
+    state = task.state  # the weights every redraw reads (a `Ref`: see attention_store)
+    for dataset in task.examples("attention").tables:  # a row's model by its label, whichever role it is for
+        _label_models(dataset)
+    task.render([summary, tokens])
+    # the controls beside the map on a laptop or projector, so a slider moves in sight of what it changes; on a
+    # phone under it (the row's order reversed: assets/style.css), the sliders a thumb's reach below the map.
+    # bg-redraws / bg-redrawn: the map shows it is being drawn from the moment a control moves (assets/view.js)
+    with gr.Row(equal_height=False, elem_classes=["bg-attention-view"]):
+        with gr.Column(scale=1, min_width=250, elem_classes=["bg-redraws"]):
+            # the sliders first, the focus window's too: beside the top of the map on a 768-px screen, above
+            # the eight views' list
+            layer = gr.Slider(0, 11, value=0, step=1, label=t("attention.layer"))
+            head = gr.Slider(0, 11, value=0, step=1, label=t("attention.head"))
+            query = gr.Slider(0, 511, value=0, step=1, label=t("attention.query"), visible=False)
+            span = gr.Slider(1, FOCUS_MAX_QUERIES, value=1, step=1, label=t("attention.span"), visible=False)
+            view = gr.Radio([(t(f"attention.view.{v}"), v) for v in VIEWS], value="head", label=t("attention.view"))
+            hide = gr.Checkbox(value=False, label=t("attention.hide_special"))
+            stats = [(t(f"attention.stat.{s}"), s) for s in HEAD_STATS]
+            stat = gr.Dropdown(stats, value="entropy", label=t("attention.stat"))
+        with gr.Column(scale=3, min_width=300):
+            plot = gr.Plot(label=t("attention.plot"), elem_classes=["bg-redrawn"])
+    with gr.Row():
+        export_button = gr.Button(t("attention.export"), variant="secondary", scale=1)
+        files = gr.File(label=t("attention.files"), file_count="multiple", interactive=False, height=110, scale=3)
+    with gr.Accordion(t("common.raw"), open=False):
+        raw.render()
 
-        controls = [view, layer, head, hide, stat, query, span]
-        view_fields = {"view": view, "layer": layer, "head": head, "hide": hide, "stat": stat, "query": query,
-                       "span": span}
-        page = task.wire(button, text, fields=view_fields)
-        page.follows = (Follows("model", "role", common.model_choices),)  # a link's role and model agree
-        redraw, inputs, outputs = task.view(
-            draw, [plot], controls, [view.input, layer.input, head.input, hide.input, stat.input, query.input,
-                                     span.input], trigger_mode="always_last")
-        state.change(fit_sliders, [state, layer, head, query], [layer, head, query], api_visibility="private",
-                     show_progress="hidden").then(
-            redraw, inputs, outputs, api_visibility="private"
-        )
-        view.change(focus_controls, view, [query, span], api_visibility="private", queue=False, show_progress="hidden")
-        # any change of role (a click, an example, a link) swaps the picker's models; a result names what made it
-        role.change(models_of, [role, model], model, api_visibility="private", queue=False, show_progress="hidden")
-        state.change(ran, state, [role, model], api_visibility="private", queue=False, show_progress="hidden")
-        export_button.click(export, [state, *reader.inputs, *controls], [files, task.error], api_visibility="private")
+    controls = [view, layer, head, hide, stat, query, span]
+    view_fields = {"view": view, "layer": layer, "head": head, "hide": hide, "stat": stat, "query": query,
+                   "span": span}
+    page = task.wire(button, text, fields=view_fields)
+    page.follows = (Follows("model", "role", common.model_choices),)  # a link's role and model agree
+    redraw, inputs, outputs = task.view(
+        draw, [plot], controls, [view.input, layer.input, head.input, hide.input, stat.input, query.input,
+                                 span.input], trigger_mode="always_last")
+    state.change(fit_sliders, [state, layer, head, query], [layer, head, query], api_visibility="private",
+                 show_progress="hidden").then(
+        redraw, inputs, outputs, api_visibility="private"
+    )
+    view.change(focus_controls, view, [query, span], api_visibility="private", queue=False, show_progress="hidden")
+    # any change of role (a click, an example, a link) swaps the picker's models; a result names what made it
+    role.change(models_of, [role, model], model, api_visibility="private", queue=False, show_progress="hidden")
+    state.change(ran, state, [role, model], api_visibility="private", queue=False, show_progress="hidden")
+    export_button.click(export, [state, *reader.inputs, *controls], [files, task.error], api_visibility="private")
     return [page]

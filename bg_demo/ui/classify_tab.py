@@ -36,20 +36,22 @@ def explain(text: str, layer=None, head=None):
 
 
 TAB_ID = "classify"
+PATH = "sentiment"  # its address: /sentiment
+TITLE = "classify.tab"  # its name in the navigation
+IDS = (TAB_ID,)  # the pages a link opens here (`?tab=<id>`)
 
 
 def build(reader) -> list[Page]:
-    with gr.Tab(t("classify.tab"), id=TAB_ID):
-        intro("classify.about")
-        text = gr.Textbox(label=t("classify.text"), lines=1, max_lines=6)
-        button = gr.Button(t("classify.run"), variant="primary")
-        scores = gr.Plot(label=t("classify.scores"), render=False)
-        tokens = gr.HighlightedText(label=t("common.tokens"), show_legend=False, render=False)
-        raw = gr.JSON(render=False)
-        task = Task(reader, compute, render, {"text": text}, [scores, tokens, raw], page_id=TAB_ID, api_name="classify",
-                    concurrency_limit=common.BATCHED)
-        page = task.build(button, text, rows="classify")
-        # the Attention tab shows the encoder, not this classifier: no link there
-        why.section(reader, explain, {"text": text}, page_id=TAB_ID, api_name="explain_classify",
-                    link=None)
+    intro("classify.about")
+    text = gr.Textbox(label=t("classify.text"), lines=1, max_lines=6)
+    button = gr.Button(t("classify.run"), variant="primary")
+    scores = gr.Plot(label=t("classify.scores"), render=False)
+    tokens = gr.HighlightedText(label=t("common.tokens"), show_legend=False, render=False)
+    raw = gr.JSON(render=False)
+    task = Task(reader, compute, render, {"text": text}, [scores, tokens, raw], page_id=TAB_ID, api_name="classify",
+                concurrency_limit=common.BATCHED)
+    page = task.build(button, text, rows="classify")
+    # the Attention tab shows the encoder, not this classifier: no link there
+    why.section(reader, explain, {"text": text}, page_id=TAB_ID, api_name="explain_classify",
+                link=None)
     return [page]

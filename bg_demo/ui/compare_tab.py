@@ -114,20 +114,22 @@ def _value(facts, name: str, look: Look) -> str:
 
 
 TAB_ID = "compare"
+PATH = "compare"  # its address: /compare
+TITLE = "compare.tab"  # its name in the navigation
+IDS = (TAB_ID,)  # the pages a link opens here (`?tab=<id>`)
 
 
 def build(reader) -> list[Page]:
-    with gr.Tab(t("compare.tab"), id=TAB_ID):
-        intro("compare.about")
-        with gr.Row():  # any encoder beside any decoder, for every section below
-            models = {"encoder": common.model_picker("encoder"), "decoder": common.model_picker("decoder")}
-        attention, view_fields = _attention_section(reader, models)
-        same = _same_word_section(reader, models)
-        masked = _masked_section(reader, models)
-        facts, on_screen = _facts_section(reader, models)
-        # every section's inputs, and whether the facts are measured: a link reopens every section on screen
-        fields = {**attention.inputs, **view_fields, **same.inputs, **masked.inputs, "facts": on_screen}
-        share_row(TAB_ID, fields)
+    intro("compare.about")
+    with gr.Row():  # any encoder beside any decoder, for every section below
+        models = {"encoder": common.model_picker("encoder"), "decoder": common.model_picker("decoder")}
+    attention, view_fields = _attention_section(reader, models)
+    same = _same_word_section(reader, models)
+    masked = _masked_section(reader, models)
+    facts, on_screen = _facts_section(reader, models)
+    # every section's inputs, and whether the facts are measured: a link reopens every section on screen
+    fields = {**attention.inputs, **view_fields, **same.inputs, **masked.inputs, "facts": on_screen}
+    share_row(TAB_ID, fields)
     # a link runs each section whose inputs it fills
     runs = (attention.run(("text",)), same.run(("first", "second", "word")), masked.run(("masked",)),
             facts.run(("facts",)))
@@ -216,7 +218,7 @@ def headers_follow_language(reader, component: gr.Dataframe, key: str) -> None:
     """A table's column names in the page's language from the start, and after a switch, with its rows kept.
     The switch's own relabel (`language.wire`) sets the table's `headers`, which a table shows only once a value
     comes with them: an empty one kept the English names it was built with until its first result."""
-    def relabel(lang: str, shown):  # the table as the browser sends it: None while its tab is not opened (`ui.lazy`)
+    def relabel(lang: str, shown):  # the table as the browser sends it (None when it sends none)
         data = shown.get("data") or [] if isinstance(shown, dict) else []
         return {"headers": text.t(key, text.language(lang)).split("|"), "data": data}
 

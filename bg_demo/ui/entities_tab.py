@@ -36,31 +36,33 @@ def explain(text: str, aggregation: str, entity: int, layer=None, head=None):
 
 
 TAB_ID = "ner"
+PATH = "entities"  # its address: /entities
+TITLE = "ner.tab"  # its name in the navigation
+IDS = (TAB_ID,)  # the pages a link opens here (`?tab=<id>`)
 
 
 def build(reader) -> list[Page]:
-    with gr.Tab(t("ner.tab"), id=TAB_ID):
-        intro("ner.about")
-        with gr.Row():
-            text = gr.Textbox(label=t("ner.text"), lines=1, max_lines=4, scale=3)
-            aggregation = gr.Radio([(t(f"ner.aggregation.{s}"), s) for s in STRATEGIES], value="average",
-                                   label=t("ner.aggregation"), scale=2)
-        button = gr.Button(t("ner.run"), variant="primary")
-        highlighted = gr.HighlightedText(label=t("ner.entities"), color_map=COLOURS, render=False)
-        found = table("ner.table_headers", label=t("ner.table"), interactive=False, render=False, wrap=True)
-        tags = gr.HighlightedText(label=t("ner.token_tags"), color_map=COLOURS, render=False)
-        raw = gr.JSON(render=False)
-        task = Task(reader, compute, render, {"text": text, "aggregation": aggregation},
-                    [highlighted, found, tags, raw], page_id=TAB_ID, api_name="ner",
-                    concurrency_limit=common.BATCHED)
-        page = task.build(button, text, rows="ner")
-        # another strategy regroups the same text at once
-        task.on(aggregation.input, trigger_mode="always_last")
-        def which() -> dict:
-            # no minimum: the backend names the range, from 1 as the box counts, in the page's language
-            return {"entity": gr.Number(1, label=t("why.entity"), min_width=120)}
+    intro("ner.about")
+    with gr.Row():
+        text = gr.Textbox(label=t("ner.text"), lines=1, max_lines=4, scale=3)
+        aggregation = gr.Radio([(t(f"ner.aggregation.{s}"), s) for s in STRATEGIES], value="average",
+                               label=t("ner.aggregation"), scale=2)
+    button = gr.Button(t("ner.run"), variant="primary")
+    highlighted = gr.HighlightedText(label=t("ner.entities"), color_map=COLOURS, render=False)
+    found = table("ner.table_headers", label=t("ner.table"), interactive=False, render=False, wrap=True)
+    tags = gr.HighlightedText(label=t("ner.token_tags"), color_map=COLOURS, render=False)
+    raw = gr.JSON(render=False)
+    task = Task(reader, compute, render, {"text": text, "aggregation": aggregation},
+                [highlighted, found, tags, raw], page_id=TAB_ID, api_name="ner",
+                concurrency_limit=common.BATCHED)
+    page = task.build(button, text, rows="ner")
+    # another strategy regroups the same text at once
+    task.on(aggregation.input, trigger_mode="always_last")
+    def which() -> dict:
+        # no minimum: the backend names the range, from 1 as the box counts, in the page's language
+        return {"entity": gr.Number(1, label=t("why.entity"), min_width=120)}
 
-        # no link: the Attention tab shows the encoder, not this model
-        why.section(reader, explain, {"text": text, "aggregation": aggregation}, page_id=TAB_ID, api_name="explain_entity",
-                    link=None, choices=which)
+    # no link: the Attention tab shows the encoder, not this model
+    why.section(reader, explain, {"text": text, "aggregation": aggregation}, page_id=TAB_ID, api_name="explain_entity",
+                link=None, choices=which)
     return [page]

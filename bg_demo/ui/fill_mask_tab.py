@@ -42,28 +42,30 @@ def _which() -> dict:
 
 
 TAB_ID = "fill_mask"
+PATH = "fill-mask"  # its address: /fill-mask
+TITLE = "fill_mask.tab"  # its name in the navigation
+IDS = (TAB_ID,)  # the pages a link opens here (`?tab=<id>`)
 
 
 def build(reader) -> list[Page]:
-    with gr.Tab(t("fill_mask.tab"), id=TAB_ID):
-        intro("fill_mask.about")
-        with gr.Row():
-            with gr.Column(scale=3, min_width=160):
-                text = gr.Textbox(label=t("fill_mask.text"), lines=1, max_lines=4)
-            with gr.Column(scale=1, min_width=160):
-                top_k = gr.Slider(1, LIMITS.max_top_k, value=5, step=1, label=t("fill_mask.top_k"))
-                model = common.model_picker("encoder")
-                button = gr.Button(t("fill_mask.run"), variant="primary")
-        filled = gr.Textbox(label=t("fill_mask.filled"), interactive=False, render=False)
-        plot = gr.Plot(label=t("fill_mask.plot"), render=False)
-        tokens = gr.HighlightedText(
-            label=t("common.tokens"), color_map={"[MASK]": OKABE_ITO["orange"]}, show_inline_category=False, render=False
-        )
-        raw = gr.JSON(render=False)
-        task = Task(reader, compute, render, {"text": text, "top_k": top_k, "model": model},
-                    [filled, plot, tokens, raw], page_id=TAB_ID, api_name="fill_mask",
-                    concurrency_limit=common.BATCHED)
-        page = task.build(button, text, rows="fill_mask")
-        why.section(reader, explain, {"text": text}, model=model, page_id=TAB_ID, api_name="explain_fill_mask", choices=_which,
-                    shown={"top_k": top_k})
+    intro("fill_mask.about")
+    with gr.Row():
+        with gr.Column(scale=3, min_width=160):
+            text = gr.Textbox(label=t("fill_mask.text"), lines=1, max_lines=4)
+        with gr.Column(scale=1, min_width=160):
+            top_k = gr.Slider(1, LIMITS.max_top_k, value=5, step=1, label=t("fill_mask.top_k"))
+            model = common.model_picker("encoder")
+            button = gr.Button(t("fill_mask.run"), variant="primary")
+    filled = gr.Textbox(label=t("fill_mask.filled"), interactive=False, render=False)
+    plot = gr.Plot(label=t("fill_mask.plot"), render=False)
+    tokens = gr.HighlightedText(
+        label=t("common.tokens"), color_map={"[MASK]": OKABE_ITO["orange"]}, show_inline_category=False, render=False
+    )
+    raw = gr.JSON(render=False)
+    task = Task(reader, compute, render, {"text": text, "top_k": top_k, "model": model},
+                [filled, plot, tokens, raw], page_id=TAB_ID, api_name="fill_mask",
+                concurrency_limit=common.BATCHED)
+    page = task.build(button, text, rows="fill_mask")
+    why.section(reader, explain, {"text": text}, model=model, page_id=TAB_ID, api_name="explain_fill_mask", choices=_which,
+                shown={"top_k": top_k})
     return [page]

@@ -14,14 +14,17 @@ from bg_demo.backend.finetune import METHODS, RATES
 from bg_demo.config import LIMITS
 from bg_demo.errors import InputError
 from bg_demo.look import Look
-from bg_demo.ui import common, lazy, why
+from bg_demo.ui import common, why
 from bg_demo.ui.links import Page
 from bg_demo.ui.page import Shown, Task, View
 from bg_demo.ui.session import SESSIONS, TUNED
-from bg_demo.ui.strings import ASSETS, headers, t, table
+from bg_demo.ui.strings import ASSETS, headers, t, tab, table
 from bg_demo.ui.view import intro
 
 TAB_ID = "finetune"
+PATH = "finetune"  # its address: /finetune
+TITLE = "ft.tab"  # its name in the navigation
+IDS = ("prompt_bert", "prompt_gpt", "tune_bert", "tune_gpt", "ft_checkpoint")  # the pages a link opens here (`?tab=<id>`)
 TASKS = ("sentiment", "topic")
 ROLES = ("encoder", "decoder")
 NAMES = {"encoder": "bert", "decoder": "gpt"}  # in page ids and labels
@@ -515,58 +518,55 @@ def _build_summary(reader, train, test, prompt_tasks, tune_tasks) -> Page:
 
 
 def build(reader) -> list[Page]:
-    with gr.Tab(t("ft.tab"), id=TAB_ID) as opened:
-        intro("ft.about")
-        first = built_in(TASKS[0], text.DEFAULT)
+    intro("ft.about")
+    first = built_in(TASKS[0], text.DEFAULT)
+    with gr.Row():
+        task = gr.Radio([(t(f"ft.task.{name}"), name) for name in TASKS], value=TASKS[0], label=t("ft.task"),
+                        scale=3)
+        with gr.Column(scale=1, min_width=160):
+            load_button = gr.Button(t("ft.load"))
+    with gr.Row():
+        encoder = common.model_picker("encoder")
+        decoder = common.model_picker("decoder")
+    with gr.Accordion(t("ft.data"), open=False):
         with gr.Row():
-            task = gr.Radio([(t(f"ft.task.{name}"), name) for name in TASKS], value=TASKS[0], label=t("ft.task"),
-                            scale=3)
-            with gr.Column(scale=1, min_width=160):
-                load_button = gr.Button(t("ft.load"))
-        with gr.Row():
-            encoder = common.model_picker("encoder")
-            decoder = common.model_picker("decoder")
-        with gr.Accordion(t("ft.data"), open=False):
-            with gr.Row():
-                # their headers follow the language with their rows (`follow`), not as other tables' do
-                with gr.Column(min_width=280):
-                    train = gr.Dataframe(value=first["train"], headers=headers("ft.data_headers"),
-                                         label=t("ft.train"), interactive=True, type="array",
-                                         column_count=(2, "fixed"), wrap=True, max_height=360,
-                                         elem_id="bg-ft-train")
-                    add_train = gr.Button(t("ft.add_row"), size="sm", elem_classes=["bg-add-row"])
-                with gr.Column(min_width=280):
-                    test = gr.Dataframe(value=first["test"], headers=headers("ft.data_headers"), label=t("ft.test"),
-                                        interactive=True, type="array", column_count=(2, "fixed"), wrap=True,
-                                        max_height=360)
-                    add_test = gr.Button(t("ft.add_row"), size="sm", elem_classes=["bg-add-row"])
-            for table_, button in ((train, add_train), (test, add_test)):
-                button.click(add_row, [table_, reader.lang], table_, api_visibility="private", queue=False)
-        pickers = {"encoder": encoder, "decoder": decoder}
-        pages, prompts, tunes, fills = [], [], [], {}
-        with gr.Tabs(overflow_behavior="wrap") as tabs:
-            for role in ROLES:
-                with gr.Tab(t(f"ft.prompt_{NAMES[role]}"), id=f"prompt_{NAMES[role]}"):
-                    page, made, fills[role] = _build_prompt(reader, role, pickers[role], train, test)
-                    pages.append((page, f"prompt_{NAMES[role]}"))
-                    prompts.append(made)
-            for role in ROLES:
-                with gr.Tab(t(f"ft.tune_{NAMES[role]}"), id=f"tune_{NAMES[role]}"):
-                    page, made = _build_tune(reader, role, pickers[role], train, test)
-                    pages.append((page, f"tune_{NAMES[role]}"))
-                    tunes.append(made)
-            with gr.Tab(t("ft.summary"), id="ft_summary"):
-                summary = _build_summary(reader, train, test, prompts, tunes)
-                pages.append((summary, "ft_summary"))
-        filled = [train, test, fills["encoder"]["template"], fills["encoder"]["words"], fills["decoder"]["template"],
-                  fills["decoder"]["words"], encoder, decoder]
-        load_button.click(load, [task, reader.lang], filled, api_visibility="private", queue=False)
-        # a Korean or Japanese page starts on its own language's task, as an English one on English sentences
-        # (and so does its first opening on such a page: until then its fields are not on the page)
-        reader.on_language.append((follow, [reader.lang, task, *filled], filled,
-                                   dict(queue=False, preprocess=False, show_progress="hidden")))
-        lazy.on_page(opened, "#bg-ft-train tbody td", follow, [reader.lang, task, *filled], filled, queue=False,
-                     preprocess=False, show_progress="hidden")
+            # their headers follow the language with their rows (`follow`), not as other tables' do
+            with gr.Column(min_width=280):
+                train = gr.Dataframe(value=first["train"], headers=headers("ft.data_headers"),
+                                     label=t("ft.train"), interactive=True, type="array",
+                                     column_count=(2, "fixed"), wrap=True, max_height=360,
+                                     elem_id="bg-ft-train")
+                add_train = gr.Button(t("ft.add_row"), size="sm", elem_classes=["bg-add-row"])
+            with gr.Column(min_width=280):
+                test = gr.Dataframe(value=first["test"], headers=headers("ft.data_headers"), label=t("ft.test"),
+                                    interactive=True, type="array", column_count=(2, "fixed"), wrap=True,
+                                    max_height=360)
+                add_test = gr.Button(t("ft.add_row"), size="sm", elem_classes=["bg-add-row"])
+        for table_, button in ((train, add_train), (test, add_test)):
+            button.click(add_row, [table_, reader.lang], table_, api_visibility="private", queue=False)
+    pickers = {"encoder": encoder, "decoder": decoder}
+    pages, prompts, tunes, fills = [], [], [], {}
+    with gr.Tabs(overflow_behavior="wrap") as tabs:
+        for role in ROLES:
+            with tab(f"ft.prompt_{NAMES[role]}", id=f"prompt_{NAMES[role]}"):
+                page, made, fills[role] = _build_prompt(reader, role, pickers[role], train, test)
+                pages.append((page, f"prompt_{NAMES[role]}"))
+                prompts.append(made)
+        for role in ROLES:
+            with tab(f"ft.tune_{NAMES[role]}", id=f"tune_{NAMES[role]}"):
+                page, made = _build_tune(reader, role, pickers[role], train, test)
+                pages.append((page, f"tune_{NAMES[role]}"))
+                tunes.append(made)
+        with tab("ft.summary", id="ft_summary"):
+            summary = _build_summary(reader, train, test, prompts, tunes)
+            pages.append((summary, "ft_summary"))
+    filled = [train, test, fills["encoder"]["template"], fills["encoder"]["words"], fills["decoder"]["template"],
+              fills["decoder"]["words"], encoder, decoder]
+    load_button.click(load, [task, reader.lang], filled, api_visibility="private", queue=False)
+    # a Korean or Japanese page starts on its own language's task, as an English one on English sentences (the
+    # page's load sets the switch to such a language, and its change runs this)
+    reader.on_language.append((follow, [reader.lang, task, *filled], filled,
+                               dict(queue=False, preprocess=False, show_progress="hidden")))
     roles = {"prompt_bert": "encoder", "prompt_gpt": "decoder", "tune_bert": "encoder", "tune_gpt": "decoder"}
     return [Page(page.id, page.fields, ((tabs, tab_id),), page.runs,
                  defaults=defaults(roles.get(tab_id), tab_id.startswith("prompt"))) for page, tab_id in pages]

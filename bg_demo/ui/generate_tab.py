@@ -14,7 +14,7 @@ from bg_demo.ui import common, logit_lens_tab, next_token_tab, why
 from bg_demo.ui.links import Page
 from bg_demo.ui.page import Task
 from bg_demo.ui.session import SESSIONS
-from bg_demo.ui.strings import t
+from bg_demo.ui.strings import t, tab
 from bg_demo.ui.view import intro
 
 
@@ -133,17 +133,19 @@ def controls_for(strategy: str):
 
 
 TAB_ID = "generate"
+PATH = "generate"  # its address: /generate
+TITLE = "generate.tab"  # its name in the navigation
+IDS = (TAB_ID, next_token_tab.PAGE_ID, logit_lens_tab.PAGE_ID)  # the pages a link opens here (`?tab=<id>`)
 
 
 def build(reader) -> list[Page]:
-    with gr.Tab(t("generate.tab"), id=TAB_ID):
-        intro("generate.about")
-        model = common.model_picker("decoder")  # one choice for the three pages
-        with gr.Tabs(overflow_behavior="wrap") as tabs:
-            with gr.Tab(t("generate.sub"), id="generate_text", elem_classes=["bg-generate"]):
-                text = _build_generation(reader, model)
-            lab = next_token_tab.build(reader, model)
-            lens = logit_lens_tab.build(reader, model)
+    intro("generate.about")
+    model = common.model_picker("decoder")  # one choice for the three pages
+    with gr.Tabs(overflow_behavior="wrap") as tabs:
+        with tab("generate.sub", id="generate_text", elem_classes=["bg-generate"]):
+            text = _build_generation(reader, model)
+        lab = next_token_tab.build(reader, model)
+        lens = logit_lens_tab.build(reader, model)
     pages = ((text, "generate_text"), (lab, next_token_tab.PAGE_ID), (lens, logit_lens_tab.PAGE_ID))
     return [Page(page.id, page.fields, ((tabs, tab_id),), page.runs) for page, tab_id in pages]
 
@@ -183,7 +185,9 @@ def _build_generation(reader, model) -> Page:
               penalty, model]
     # generations wait on the engine without holding a thread: as many run at once as the engine has rows
     task = Task(reader, generate, render, dict(zip(names, inputs)), [text, beams, summary, raw], page_id=TAB_ID,
-                api_name="generate", concurrency_id="generate", concurrency_limit=LIMITS.batch_rows)
+                api_name="generate", concurrency_id="generate", concurrency_limit=LIMITS.batch_rows,
+                # transformers' name, the backend's, which the endpoint took before it took `sequences`
+                aliases={"num_return_sequences": "sequences"})
     # examples only fill the inputs, then start the same Generate event, so Stop can stop every run
     loaded = common.examples("generate", inputs, task.targets, task.handler,
                              lambda rows: [row["label"] for row in rows],

@@ -353,68 +353,6 @@ class StandInApp:
         return self.blocks
 
 
-# --- a tab built on its first opening (`ui/lazy.py`) ------------------------------------------------------------------
-
-
-def take_children(block) -> list:
-    """Take `block`'s children out of the layout, each still registered with its events: the blocks Gradio sends the
-    browser are those of the layout, the blocks it serves those registered. Private: `BlockContext.children` (the
-    layout's tree) and `Block.parent`. No public API moves a built block (`Block.unrender` unregisters it too)."""
-    children = list(block.children)
-    block.children.clear()
-    return children
-
-
-def adopt(parent, children: list) -> None:
-    """Make `children` (from `take_children`) those of `parent`, a block the layout leaves out."""
-    for child in children:
-        parent.children.append(child)
-        child.parent = parent
-
-
-def render_here(blocks: list) -> None:
-    """Inside a `gr.render` function: send `blocks` (built, registered and wired with the app) as what the render
-    shows, each as it stands in this session. A component a handler changed for this session (a label, a choice) is
-    held as Gradio's unrendered copy, which has no `page`; the render's config reads it, so the copy gets its
-    original's. A session that has changed nothing shares the app's table (`LeanSession`): Gradio then keeps the
-    render's container, the same for every session, in the app's table, which a new page's layout never reads (it is
-    the blocks' own tree). Private: `gradio.context.get_render_context` (the render's container),
-    `LocalContext.blocks_config` (the session's table) and `Block.page`. Gradio's renders make new blocks: none
-    shows blocks built before."""
-    from gradio.context import get_render_context
-
-    container = get_render_context()
-    held = LocalContext.blocks_config.get().blocks
-    for block in blocks:
-        container.children.append(block)  # the block's own parent stays: it is the app's, shared by every session
-    for block in _descendants(blocks):
-        copy_ = held.get(block._id)
-        if copy_ is not None and copy_ is not block and not hasattr(copy_, "page"):
-            copy_.page = block.page
-
-
-def _descendants(blocks: list):
-    for block in blocks:
-        yield block
-        yield from _descendants(getattr(block, "children", []))
-
-
-def render_listener(blocks, container):
-    """The listener of a `gr.render` whose content goes into `container` (the column it made where it was declared).
-    Private: `BlockFunction.renderable` and `Renderable.container_id`; `gr.render` returns its function, not its
-    listener."""
-    return next(fn for fn in blocks.fns.values()
-                if fn.renderable is not None and fn.renderable.container_id == container._id)
-
-
-def progress_on(listener, block) -> None:
-    """Show `listener`'s progress on `block` alone, as `show_progress_on` does for an event: for a `gr.render`, whose
-    output is its container (the whole content it sends) and whose constructor takes no `show_progress_on`.
-    Private: `BlockFunction.show_progress_on`, which Gradio writes into the page's config as the ids the client
-    keeps a loading status for."""
-    listener.show_progress_on = [block]
-
-
 # --- the page ---------------------------------------------------------------------------------------------------------
 
 # Gradio inlines the app's config and API description into the page it renders (its template, templates/frontend/

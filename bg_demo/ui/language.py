@@ -26,8 +26,13 @@ HEAD = """<script>
 (() => {
   const LANGS = %(langs)s, KEY = %(key)s;
   const norm = (tag) => { const l = String(tag || "").toLowerCase().split(/[-_]/)[0]; return LANGS.includes(l) ? l : null; };
-  const asked = () => { let kept = null; try { kept = localStorage.getItem(KEY); } catch (e) {}
-    return norm(new URLSearchParams(location.search).get("lang")) || norm(kept); };
+  const linked = norm(new URLSearchParams(location.search).get("lang"));
+  // a link's language (?lang=) stays with the student from page to page in this browser tab; a choice made with
+  // the switch is kept for the next visit too
+  try { if (linked) sessionStorage.setItem(KEY, linked); } catch (e) {}
+  const asked = () => { let kept = null, here = null;
+    try { here = sessionStorage.getItem(KEY); kept = localStorage.getItem(KEY); } catch (e) {}
+    return norm(new URLSearchParams(location.search).get("lang")) || norm(here) || norm(kept); };
   window.bgDemoLanguage = () => asked() || norm(document.documentElement.lang) || norm(navigator.language) || "en";
   window.bgDemoSetLocale = %(change_locale)s;
   if (asked()) window.bgDemoSetLocale(asked());
@@ -43,7 +48,7 @@ HEAD = """<script>
 # the switch: keep the choice, put it in the link if the link named one, and relabel the page at once
 _CHOOSE = """(lang) => {
   window.bgDemoKeepPlace && window.bgDemoKeepPlace();  // the reader's place stays while the page is reworded
-  try { localStorage.setItem(%(key)s, lang); } catch (e) {}
+  try { localStorage.setItem(%(key)s, lang); sessionStorage.setItem(%(key)s, lang); } catch (e) {}
   const url = new URL(window.location.href);
   if (url.searchParams.has("lang")) { url.searchParams.set("lang", lang); history.replaceState(null, "", url); }
   window.bgDemoSetLocale && window.bgDemoSetLocale(lang);
@@ -76,20 +81,19 @@ def switch() -> gr.Radio:
                     container=False, elem_id=ELEM_ID, elem_classes=["bg-language"], min_width=200)
 
 
-def wire(demo: gr.Blocks, reader, tables=()) -> None:
-    """On page load and on every switch: relabel what the browser's own translation leaves alone: the tab bars
+def wire(demo: gr.Blocks, reader, tables=(), tabs=()) -> None:
+    """On page load and on every switch: relabel what the browser's own translation leaves alone: the page's tabs
     (Gradio words a tab's label once, when the tab registers, so a later change of language missed every tab not
-    on screen) and the tables' column names. After a switch, every page renders what it shows again in the new
-    language, from its state (`page.Reader.rerendering`). Call this once the whole page is built."""
+    on screen) and its tables' column names (`strings.collecting`). After a switch, the page renders what it shows
+    again in the new language, from its state (`page.Reader.rerendering`). Call this once the page is built."""
     radio = reader.lang
     tables = list(tables)
-    # every tab labelled with an I18n key (a label in plain text reads the same in every language)
-    tabs = [block for block in demo.blocks.values() if isinstance(block, gr.Tab)
-            and strings.key_of(block.label) is not None]
+    tabs = [block for block in tabs if strings.key_of(block.label) is not None]
 
     def headers_in(lang: str):
         lang = text.language(lang)
-        return tuple(gr.Dataframe(headers=text.t(key, lang).split("|")) for _, key in tables)
+        made = tuple(gr.Dataframe(headers=text.t(key, lang).split("|")) for _, key in tables)
+        return made[0] if len(made) == 1 else made
 
     # The load sets the switch only for a language other than the page's own, and a switch's change does the rest:
     # an English visit fires nothing. The tabs are relabelled by an event with no server function: Gradio's client
@@ -99,7 +103,8 @@ def wire(demo: gr.Blocks, reader, tables=()) -> None:
     demo.load(None, None, radio, js=_ASKED, api_visibility="private", queue=False)
     relabel = _RELABEL % {"keys": json.dumps([strings.key_of(tab.label) for tab in tabs]),
                           "label": gradio_compat.I18N_LABEL_JS}
-    radio.change(None, radio, tabs, js=relabel, api_visibility="private", queue=False, show_progress="hidden")
+    if tabs:
+        radio.change(None, radio, tabs, js=relabel, api_visibility="private", queue=False, show_progress="hidden")
     if tables:
         radio.change(headers_in, radio, [component for component, _ in tables], api_visibility="private",
                      queue=False, show_progress="hidden")

@@ -23,7 +23,7 @@ from bg_demo.errors import InputError
 from bg_demo.look import Look
 from bg_demo.text import Text
 from bg_demo.ui import common
-from bg_demo.ui.links import GUIDED, LANG_ASKED, LESSON, LINKS_KEY, MOST_STEPS, NONCE, STEP
+from bg_demo.ui.links import GUIDED, LANG_ASKED, LESSON, LINKS_KEY, MOST_STEPS, NONCE, STEP, href
 from bg_demo.ui.page import Shown, View, error_box, hide_error, show_error
 from bg_demo.ui.strings import examples, t
 
@@ -198,7 +198,7 @@ class Bar:
         """What a link's `lesson` and `step` open: the step's page, filled in and run (`links.open`), and the bar."""
         lang = text.language(params.get(LANG_ASKED) or params.get("lang"))
         try:
-            steps = decode(params.get(LESSON, ""), links.pages, lang)
+            steps = decode(params.get(LESSON, ""), links.known, lang)
         except InputError as exc:
             return [*links.open("", {}), *self.refused(exc, lang)]
         position = {"lesson": params[LESSON], "steps": steps, "k": step_number(params.get(STEP), len(steps))}
@@ -217,7 +217,7 @@ class Bar:
     def page_of(self, links, params: dict) -> str:
         """The page a lesson's link (`lesson`, `step`) opens, or "" for a lesson that cannot be followed."""
         try:
-            steps = decode(params.get(LESSON, ""), links.pages,
+            steps = decode(params.get(LESSON, ""), links.known,
                            text.language(params.get(LANG_ASKED) or params.get("lang")))
         except InputError:
             return ""
@@ -250,12 +250,13 @@ _SET_ADDRESS = """(query) => {
 }"""
 
 
-def step_js(k: int, lesson: str = GUIDED) -> str:
-    """A click that hands the server the query of a lesson's step k (no request of its own: `links.Links`)."""
-    return ("() => { const p = new URLSearchParams(); "
-            f"p.set({json.dumps(LESSON)}, {json.dumps(lesson)}); p.set({json.dumps(STEP)}, {json.dumps(str(k))}); "
-            f"p.set({json.dumps(LANG_ASKED)}, window.bgDemoLanguage ? window.bgDemoLanguage() : ''); "
-            f"p.set({json.dumps(NONCE)}, String(Date.now())); return '?' + p.toString(); }}")
+def step_link(k: int, paths: dict, lesson: str = GUIDED) -> str:
+    """The address of a lesson's step k, relative to any page of the app: the page of its step (`paths`: page id ->
+    its page's address), with the lesson and the step (the page then opens it as it opens a link:
+    `links.Links`). For the built-in lesson only (a teacher's lesson's pages are read from its code on the
+    server)."""
+    page_id = dict(parse_qsl(guided()[k - 1][0])).get("tab", "")
+    return href(paths.get(page_id, "")) + address(lesson, k)
 
 
 class Maker:
@@ -276,7 +277,9 @@ class Maker:
             self.base = gr.Textbox("", visible="hidden", show_label=False, container=False)
         self.state = gr.State(None, time_to_live=STATE_SECONDS)
 
-    def wire(self, reader, pages: dict) -> None:
+    def wire(self, reader, pages: dict, paths: dict) -> None:
+        """`pages`: every page of the app by id (`links.Page`), read when a lesson is made (filled in as the app's
+        pages are built, after this one); `paths`: page id -> the address of its page."""
         reader.views.append(View(self.state, lambda made, look: made["link"], [self.link], error=self.error))
 
         def made(lines, base, lang, width):
@@ -286,12 +289,14 @@ class Maker:
             except InputError as exc:
                 return Shown(error=exc), gr.skip(), show_error(look.words(exc))
             base = base if base.startswith(("http://", "https://")) and "?" not in base else ""
-            link = base + address(encode(steps), 1, look.lang)
+            # the first step's own page: the lesson opens there, with no detour through this one
+            first = paths.get(dict(parse_qsl(steps[0][0])).get("tab", ""), "")
+            link = base + first + address(encode(steps), 1, look.lang)
             return Shown({"link": link}), link, hide_error()
 
         # the browser adds the page's own address, which the server cannot know behind a proxy
         self.make.click(made, [self.lines, self.base, *reader.inputs], [self.state, self.link, self.error],
-                        js="(lines, base, lang, width) => [lines, window.location.origin + window.location.pathname, "
+                        js="(lines, base, lang, width) => [lines, window.location.origin + window.bgDemoHere()[0], "
                            "lang, width]", api_visibility="private", queue=False)
         self.fill.click(None, self.lines, self.lines, js=_FILL % {"key": json.dumps(LINKS_KEY)},
                         api_visibility="private", queue=False)

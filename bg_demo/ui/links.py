@@ -1,6 +1,8 @@
-"""Links a teacher can share: `?tab=<page>&<field>=<value>…&run=1` opens a page (a tab or a sub-tab) with
-its inputs and view controls filled in and, with `run=1`, runs it, so the link shows the result. The same
-mechanism opens (and runs) the steps of the guided path on the Start tab."""
+"""Links a teacher can share: `<page's address>?tab=<page>&<field>=<value>…&run=1` opens a page (a page of the app,
+or a tab inside one) with its inputs and view controls filled in and, with `run=1`, runs it, so the link shows the
+result. The same mechanism opens (and runs) the steps of a lesson. A link made before the app had pages (the app's
+own address with `?tab=`) opens the page that holds its tab: the browser goes there before the page loads (`head`);
+a lesson's step on another page is gone to once the server has read the lesson (`Links.route`)."""
 
 from __future__ import annotations
 
@@ -10,13 +12,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, urlencode
 
 import gradio as gr
 
 from bg_demo import text
-from bg_demo.ui import lazy
-from bg_demo.ui.strings import t
+from bg_demo.ui.strings import I18N, t
 
 RUN = "run"  # the query parameter that runs the page once its fields are filled
 LESSON, STEP, GUIDED = "lesson", "step", "guided"  # a lesson's parameters (`ui.lesson`); the built-in lesson
@@ -31,40 +32,115 @@ _LINK_QUERY = f"""() => {{
   p.set({json.dumps(LANG_ASKED)}, window.bgDemoLanguage ? window.bgDemoLanguage() : "");
   return "?" + p.toString();
 }}"""
-# the opening's tabs opened in the browser, outermost first (`ui.lazy`: each one selected and, if built on opening,
-# its content on the page), then the opening handed to the server as it was; one call of the page's own function,
-# as each page's link event carries this in the page
+# the browser goes to another page's address ("+" first: as a new entry of its history, else in this one's place)
+_GO = """(url) => { if (!url) return;
+  if (url.startsWith("+")) window.location.assign(url.slice(1)); else window.location.replace(url); }"""
+# the opening's tabs selected in the browser, outermost first, then the opening handed to the server as it was; one
+# call of the page's own function, as each page's link event carries this in the page
 OPEN_JS = "(opening) => window.bgDemoOpening ? window.bgDemoOpening(opening) : opening"
-# Runs in the page's <head>. `await window.bgDemoShare(tab, names, values)`: the link to page `tab` with the fields
-# `names` as they are (`values`, an empty one too, so the link opens the page as it is on screen; a table's rows as
-# JSON), which runs it, in the language on screen (English needs no mark); kept (each once, the newest last, at most
-# MOST_STEPS) for a lesson, copied if the browser lets it; then [the link, the line saying it is ready or copied] (an
-# I18n key, as a built label is, which the browser words in the page's language). One function the page defines:
-# each page's "Link to this" event calls it rather than carrying it (~1 KB each, in the page every visit reads).
-HEAD = """<script>
-window.bgDemoShare = async (tab, names, values) => {
-  const p = new URLSearchParams({tab});
-  names.forEach((n, i) => { const v = values[i];
-    p.set(n, v !== null && typeof v === "object" ? JSON.stringify(v.data ?? v) : (v ?? "")); });
-  p.set(%(run)s, "1");
-  const lang = (document.documentElement.lang || "").split("-")[0];
-  if (lang && lang !== "en") p.set("lang", lang);
-  const u = window.location.origin + window.location.pathname + "?" + p.toString();
-  try {
-    const key = %(key)s;
-    let kept = JSON.parse(localStorage.getItem(key) || "[]");
-    if (!Array.isArray(kept)) kept = [];
-    kept = kept.filter((k) => k !== u);
-    kept.push(u);
-    localStorage.setItem(key, JSON.stringify(kept.slice(-%(most)d)));
-  } catch (e) {}
-  let copied = false;
-  if (navigator.clipboard) { try { await navigator.clipboard.writeText(u); copied = true; } catch (e) {} }
-  return [u, copied ? %(copied)s : %(ready)s];
-};
-</script>""" % {"run": json.dumps(RUN), "key": json.dumps(LINKS_KEY), "most": MOST_STEPS,
-                "copied": json.dumps(str(gr.i18n.I18nData("link.copied"))),
-                "ready": json.dumps(str(gr.i18n.I18nData("link.ready")))}
+LAST_KEY = "bg_demo.last."  # + a page's address: the link of the student's last run there (sessionStorage)
+WAIT_MS = 30_000  # how long a link waits for a tab of its page to be selected before it fills in what it can
+
+# Runs in the page's <head>.
+# - Where the page is: `window.bgDemoHere()` is [the app's root address, this page's address among PATHS]. A link
+#   with `?tab=` for a page elsewhere (one made before the app had pages) goes there at once, before this page loads.
+# - `await window.bgDemoShare(tab, names, values)`: the link to page `tab` with the fields `names` as they are
+#   (`values`, an empty one too, so the link opens the page as it is on screen; a table's rows as JSON), which runs
+#   it, in the language on screen (English needs no mark); kept (each once, the newest last, at most MOST_STEPS) for
+#   a lesson, copied if the browser lets it; then [the link, the line saying it is ready or copied] (an I18n key, as
+#   a built label is, which the browser words in the page's language). One function the page defines: each page's
+#   "Link to this" event calls it rather than carrying it.
+# - `window.bgDemoRemember(tab, names, values)`: the same link kept as this page's last run (sessionStorage), which
+#   the navigation opens when the student comes back (a page's result is still there: its link, run again).
+# - `await window.bgDemoOpen(id)` selects the tab `id` of this page (its button, as a click would) and resolves once
+#   it is selected (after WAIT_MS at most); `window.bgDemoOpening(opening)` opens an opening's tabs so (`OPEN_JS`).
+_HEAD = """<script>
+(() => {
+  const PATHS = %(paths)s, KNOWN = new Set(Object.values(PATHS)), LAST = %(last)s;
+  window.bgDemoHere = () => {
+    const parts = window.location.pathname.split("/"), last = parts[parts.length - 1];
+    const here = KNOWN.has(last) ? last : "";
+    return [parts.slice(0, -1).join("/") + "/", here];
+  };
+  const [root, here] = window.bgDemoHere();
+  const asked = new URLSearchParams(window.location.search).get("tab");
+  if (asked !== null && asked in PATHS && PATHS[asked] !== here) {
+    window.location.replace(root + PATHS[asked] + window.location.search + window.location.hash);
+  }
+  const link = (tab, names, values) => {
+    const p = new URLSearchParams({tab});
+    names.forEach((n, i) => { const v = values[i];
+      p.set(n, v !== null && typeof v === "object" ? JSON.stringify(v.data ?? v) : (v ?? "")); });
+    p.set(%(run)s, "1");
+    const lang = (document.documentElement.lang || "").split("-")[0];
+    if (lang && lang !== "en") p.set("lang", lang);
+    return window.location.origin + window.location.pathname + "?" + p.toString();
+  };
+  window.bgDemoShare = async (tab, names, values) => {
+    const u = link(tab, names, values);
+    try {
+      const key = %(key)s;
+      let kept = JSON.parse(localStorage.getItem(key) || "[]");
+      if (!Array.isArray(kept)) kept = [];
+      kept = kept.filter((k) => k !== u);
+      kept.push(u);
+      localStorage.setItem(key, JSON.stringify(kept.slice(-%(most)d)));
+    } catch (e) {}
+    let copied = false;
+    if (navigator.clipboard) { try { await navigator.clipboard.writeText(u); copied = true; } catch (e) {} }
+    return [u, copied ? %(copied)s : %(ready)s];
+  };
+  window.bgDemoRemember = (tab, names, values) => {
+    try { sessionStorage.setItem(LAST + window.bgDemoHere()[1], link(tab, names, values)); } catch (e) {}
+  };
+  // the navigation: a page the student ran before opens as they left it (its last run's link)
+  document.addEventListener("click", (event) => {
+    const a = event.target.closest && event.target.closest(".bg-nav a[href]");
+    if (!a) return;
+    const target = new URL(a.href, window.location.href).pathname.split("/").pop();
+    let kept = null;
+    try { kept = sessionStorage.getItem(LAST + target); } catch (e) {}
+    if (kept && target !== window.bgDemoHere()[1]) a.href = kept;
+  }, true);
+  window.bgDemoOpen = (id) => new Promise((resolve) => {
+    const button = () => document.querySelector(%(button)s.replace("%%s", id));
+    const started = Date.now();
+    let clicked = -Infinity;
+    const wait = () => {
+      const found = button(), selected = found && found.getAttribute("aria-selected") === "true";
+      if (selected) return requestAnimationFrame(() => resolve(true));
+      if (found && Date.now() - clicked > 1000) {  // once; again only if a second passed unselected
+        clicked = Date.now();
+        found.click();
+      }
+      if (Date.now() - started > %(wait)d) return resolve(false);
+      setTimeout(wait, 30);
+    };
+    wait();
+  });
+  window.bgDemoOpening = async (opening) => {
+    for (const tab of String(opening || "").split("|")[0].split("/")) if (tab) await window.bgDemoOpen(tab);
+    return opening;
+  };
+})();
+</script>"""
+
+
+def head(paths: dict) -> str:
+    """The script every page's <head> carries (`_HEAD`); `paths`: page id -> the address of its page
+    (`site.paths`)."""
+    from bg_demo.ui import gradio_compat
+
+    return _HEAD % {"paths": json.dumps(paths), "last": json.dumps(LAST_KEY), "run": json.dumps(RUN),
+                    "key": json.dumps(LINKS_KEY), "most": MOST_STEPS, "copied": json.dumps(str(I18N("link.copied"))),
+                    "ready": json.dumps(str(I18N("link.ready"))), "wait": WAIT_MS,
+                    "button": json.dumps(gradio_compat.MARKUP["tab_button"])}
+
+
+def href(path: str) -> str:
+    """A link to the page at `path` ("" the Start page) from any page of the app: relative, so the app works behind
+    a proxy's prefix (every page is one level under the app's root)."""
+    return path or "./"
 
 
 @dataclass(frozen=True, eq=False)  # each Run is its own trigger: compared by identity
@@ -199,17 +275,18 @@ class Links:
 
     Each page's link is an event of its own, whose outputs are that page's fields and runs (and the bar): Gradio's
     client keeps every component an event has written, and at each later event of the page reads back the value
-    of each one, and of everything under it (docs/page-weight.md). One event writing every page's fields and the
-    tabs (which hold every tab opened) made each later event of a student who came by a link re-read the whole app:
-    on a 4x-throttled phone, first openings of tabs took ~1.5x as long after a link as after a plain visit."""
+    of each one, and of everything under it (docs/page-weight.md).
 
-    def __init__(self, pages: list[Page], bar=None):
+    One `Links` per page of the app (`here`: its address): `pages` are the ones on it; a link or a lesson's step for a
+    page elsewhere is gone to (`route`), where that page's own `Links` opens it."""
+
+    def __init__(self, pages: list[Page], bar=None, here: str = "", known: dict | None = None):
         self.pages = {page.id: page for page in pages}
+        # every page of the app (`known`: `site.paths()`) and these, here: id -> the address of the page holding it
+        self.known = {**(known or {}), **dict.fromkeys(self.pages, here)}
+        self.here = here
         self.fields = list(dict.fromkeys(c for page in pages for c in page.fields.values()))
         self.triggers = {run: gr.State(0) if run.trigger is None else run.trigger for page in pages for run in page.runs}
-        for trigger in self.triggers.values():  # a page's own (`page.Task.run`), here with the rest: outside the tabs
-            if not trigger.is_rendered:
-                trigger.render()
         self.bar = bar
 
     def outputs(self) -> list:
@@ -248,23 +325,39 @@ class Links:
         return [*field_updates, *run_updates]
 
     def page_of(self, query: str) -> str:
-        """The id of the page a query opens (a lesson's: its step's), or "" for none."""
+        """The id of the page a query opens (a lesson's: its step's), on this page of the app or another, or "" for
+        none."""
         params = dict(parse_qsl(query.lstrip("?"), keep_blank_values=True))
         page_id = self.bar.page_of(self, params) if self.bar is not None and LESSON in params else params.get("tab", "")
-        return page_id if page_id in self.pages else ""
+        return page_id if page_id in self.known else ""
 
     def opening(self, query: str) -> str:
-        """`<tabs>|<query>`: the query, after the tabs of the page it opens (`ui.lazy.path`: "generate/logit_lens",
-        "" for none), which the page opens before the query is followed (`OPEN_JS`)."""
+        """`<tabs>|<query>`: the query, after the ids of the tabs to select for the page it opens ("generate/
+        logit_lens", "" for none), which the page selects before the query is followed (`OPEN_JS`)."""
         page = self.pages.get(self.page_of(query))
-        return f"{lazy.path(page.path) if page is not None else ''}|{query}"
+        return f"{'/'.join(tab_id for _, tab_id in page.path) if page is not None else ''}|{query}"
+
+    def elsewhere(self, query: str) -> str:
+        """The address (relative to this page) that opens `query` where its page is, when that is another page of
+        the app; "" when it is here, or nowhere."""
+        chosen = self.page_of(query)
+        if not chosen or chosen in self.pages or self.known[chosen] == self.here:
+            return ""
+        kept = [(name, value) for name, value in parse_qsl(query.lstrip("?"), keep_blank_values=True)
+                if name not in (NONCE, LANG_ASKED)]
+        turned = NONCE in dict(parse_qsl(query.lstrip("?")))  # the bar's Previous or Next (`lesson.Bar.turn`)
+        return f"{'+' if turned else ''}{href(self.known[chosen])}?{urlencode(kept)}"
 
     def route(self, query: str) -> list:
         """The opening of `query`, for the hidden box of the page it opens ("" for none; the others skipped), whose
-        change is that page's link event. A new value each time, so the same link twice is followed twice."""
+        change is that page's link event, then the address of another page of the app to go to instead ("" for
+        none). A new value each time, so the same link twice is followed twice."""
+        away = self.elsewhere(query)
+        if away:
+            return [*[gr.skip()] * (1 + len(self.pages)), away]
         opening = f"{self.opening(query)}&{NONCE}={time.time_ns()}"
-        chosen = self.page_of(query)
-        return [opening if page_id == chosen else gr.skip() for page_id in ("", *self.pages)]
+        chosen = self.page_of(query) if self.page_of(query) in self.pages else ""
+        return [*(opening if page_id == chosen else gr.skip() for page_id in ("", *self.pages)), gr.skip()]
 
     def on_opened(self, opening: str) -> list:
         """Follow the query of an `opening` (`<tabs>|<query>`) once its tabs are open: updates of `outputs()`."""
@@ -285,9 +378,9 @@ class Links:
         lang = params.pop(LANG_ASKED, None) or params.get("lang")
         return [*self.open(params.pop("tab", ""), params, run, lang), *(self.bar.skip() if self.bar else [])]
 
-    def wire(self, demo: gr.Blocks, steps=(), lang=None) -> None:
-        """Read the URL on load; make each (button, js) step hand its query to the same handler (`js` returns it:
-        `ui.lesson.step_js`), and the bar's Previous and Next (which read the page's language from `lang`) turn."""
+    def wire(self, demo: gr.Blocks, lang=None) -> None:
+        """Read the URL on load, go to another page of the app when it names one (`route`), and make the bar's
+        Previous and Next (which read the page's language from `lang`) turn."""
         # The browser reads its own URL and hands the server the query only when it names a page or a lesson: an
         # event with a server function marks every output of every event as loading and back, each a walk of the
         # page's whole component tree, which cost a 4x-throttled phone ~0.5 s of its first visit
@@ -297,8 +390,12 @@ class Links:
         # before the server follows the query (`OPEN_JS`): each page's own event, which writes that page alone
         openings = {page_id: gr.Textbox("", visible="hidden", show_label=False, container=False)
                     for page_id in ("", *self.pages)}
+        # another page's address: a lesson's step there, or an old link's page (`route`); a turn of the bar adds to
+        # the browser's history (Back goes to the step before), a link's page takes its place
+        away = gr.Textbox("", visible="hidden", show_label=False, container=False)
+        away.change(None, away, None, js=_GO, api_visibility="private", queue=False)
         demo.load(None, None, query, js=_LINK_QUERY, api_visibility="private", queue=False)
-        query.change(self.route, query, list(openings.values()), api_visibility="private", queue=False,
+        query.change(self.route, query, [*openings.values(), away], api_visibility="private", queue=False,
                      show_progress="hidden")
         for page_id, opening in openings.items():
             # queued (a run's trigger fires from a queued event only), with no limit: opening never waits on a model
@@ -308,8 +405,6 @@ class Links:
             follow.__name__ = "on_opened"  # its endpoint's name (private): each page's is "on_opened_<n>"
             opening.change(follow, opening, self.outputs_of(page_id), js=OPEN_JS, api_visibility="private",
                            concurrency_limit=None, show_progress="hidden")
-        for button, js in steps:  # in the page: the step's query, a new one each click
-            button.click(None, None, query, js=js, api_visibility="private", queue=False)
         if self.bar is not None:  # the step before or after, as a query the page opens as it opens a link
             for button, by in ((self.bar.previous, -1), (self.bar.next, 1)):
                 button.click(partial(self.bar.turn, by), [self.bar.state, lang], query, api_visibility="private",

@@ -10,7 +10,7 @@ from bg_demo.look import Look
 from bg_demo.ui import common
 from bg_demo.ui.links import Page
 from bg_demo.ui.page import Task
-from bg_demo.ui.strings import t
+from bg_demo.ui.strings import t, tab
 from bg_demo.ui.view import intro
 
 
@@ -27,7 +27,7 @@ PAGE_ID = "logit_lens"
 
 
 def build(reader, model) -> Page:
-    with gr.Tab(t("lens.sub"), id=PAGE_ID):
+    with tab("lens.sub", id=PAGE_ID):
         intro("lens.about")
         text = gr.Textbox(label=t("lens.text"), lines=1, max_lines=4)
         button = gr.Button(t("lens.run"), variant="primary")

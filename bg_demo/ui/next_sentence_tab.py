@@ -29,26 +29,28 @@ def explain(first: str, second: str, layer=None, head=None, model=None):
 
 
 TAB_ID = "next_sentence"
+PATH = "next-sentence"  # its address: /next-sentence
+TITLE = "nsp.tab"  # its name in the navigation
+IDS = (TAB_ID,)  # the pages a link opens here (`?tab=<id>`)
 
 
 def build(reader) -> list[Page]:
-    with gr.Tab(t("nsp.tab"), id=TAB_ID):
-        intro("nsp.about")
-        with gr.Row():
-            first = gr.Textbox(label=t("nsp.first"), lines=1, max_lines=4)
-            second = gr.Textbox(label=t("nsp.second"), lines=1, max_lines=4)
-        with gr.Row():
-            button = gr.Button(t("nsp.run"), variant="primary", scale=2)
-            model = common.model_picker("encoder", scale=1)
-        scores = gr.Plot(label=t("nsp.scores"), render=False)
-        segments = gr.HighlightedText(
-            label=t("nsp.segments"), color_map={"A": OKABE_ITO["sky"], "B": OKABE_ITO["orange"]}, render=False
-        )
-        raw = gr.JSON(render=False)
-        task = Task(reader, compute, render, {"first": first, "second": second, "model": model},
-                    [scores, segments, raw], page_id=TAB_ID, api_name="next_sentence",
-                    concurrency_limit=common.BATCHED)
-        page = task.build(button, first, second, rows="next_sentence")
-        why.section(reader, explain, {"first": first, "second": second}, model=model, page_id=TAB_ID, api_name="explain_next_sentence",
-                    link=None)
+    intro("nsp.about")
+    with gr.Row():
+        first = gr.Textbox(label=t("nsp.first"), lines=1, max_lines=4)
+        second = gr.Textbox(label=t("nsp.second"), lines=1, max_lines=4)
+    with gr.Row():
+        button = gr.Button(t("nsp.run"), variant="primary", scale=2)
+        model = common.model_picker("encoder", scale=1)
+    scores = gr.Plot(label=t("nsp.scores"), render=False)
+    segments = gr.HighlightedText(
+        label=t("nsp.segments"), color_map={"A": OKABE_ITO["sky"], "B": OKABE_ITO["orange"]}, render=False
+    )
+    raw = gr.JSON(render=False)
+    task = Task(reader, compute, render, {"first": first, "second": second, "model": model},
+                [scores, segments, raw], page_id=TAB_ID, api_name="next_sentence",
+                concurrency_limit=common.BATCHED)
+    page = task.build(button, first, second, rows="next_sentence")
+    why.section(reader, explain, {"first": first, "second": second}, model=model, page_id=TAB_ID, api_name="explain_next_sentence",
+                link=None)
     return [page]

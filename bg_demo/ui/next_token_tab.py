@@ -13,7 +13,7 @@ from bg_demo.look import Look
 from bg_demo.ui import common, why
 from bg_demo.ui.links import Page, Run
 from bg_demo.ui.page import Task
-from bg_demo.ui.strings import rows, t, table
+from bg_demo.ui.strings import rows, t, tab, table
 from bg_demo.ui.view import intro
 
 PAGE_ID = "next_token"
@@ -127,7 +127,7 @@ def _step_seed(seed, n_tokens: int) -> int | None:
 
 
 def build(reader, model) -> Page:
-    with gr.Tab(t("lab.sub"), id=PAGE_ID):
+    with tab("lab.sub", id=PAGE_ID):
         intro("lab.about")
         text = gr.Textbox(label=t("lab.text"), lines=1, max_lines=6)
         with gr.Row():

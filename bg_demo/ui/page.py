@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -36,6 +37,10 @@ STATE_SECONDS = 3600  # a page's kept result expires this long after its last up
 WORDLESS = (gr.State, gr.JSON, gr.File)  # outputs whose values hold no words: a change of look leaves them
 
 
+# after a run: its page's link kept in this browser tab (`links.head`: `bgDemoRemember`), for the navigation
+_REMEMBER = "(...values) => { window.bgDemoRemember && window.bgDemoRemember(%s, %s, values); }"
+
+
 @dataclass(frozen=True, eq=False)  # hashed by identity: Gradio hashes a state to see it change, and a result may
 class Shown:  # hold dicts or lists (a field-wise hash raised "unhashable type" after the event, in Gradio)
     """What a page's state holds: the result on screen and the error beside it (a `BgDemoError` or a `Text`, put
@@ -52,6 +57,16 @@ def _as_sent(component):
     if isinstance(component, gr.Dataframe):
         return gr.JSON(visible=False, label=component.label)
     return component
+
+
+def _alias(component, name: str):
+    """An endpoint's optional trailing input under a former name of `component` (`Task`'s `aliases`): the same kind
+    of value, empty (0 or "": a default a client may leave out) unless a call gives it; the backend checks the
+    value as it checks the input's own."""
+    options = dict(visible=False, label=name, elem_classes=[payloads.LOOK_CLASS])
+    if isinstance(component, (gr.Slider, gr.Number)):
+        return gr.Number(0, precision=0 if getattr(component, "step", 1) == 1 else None, **options)
+    return gr.Textbox("", **options)
 
 
 def failure(exc: BaseException, what: str):
@@ -120,8 +135,8 @@ class Reader:
         view with something kept, from its state, with no model call. Outputs without words are left alone.
 
         Wire it with `preprocess=False`: a view's controls are read as the browser sends them and prepared (as Gradio
-        would) only for a view with something kept; a tab not yet opened (`ui.lazy`) sends none of its controls
-        (None), which Gradio's own preparation refuses, failing the whole event."""
+        would) only for a view with something kept; a control the browser sends as None (a panel's control never
+        shown) is refused by Gradio's own preparation, which would fail the whole event."""
         views = list(self.views)
         inputs = [*self.inputs, *(block for v in views for block in (v.state, *v.controls))]
         outputs, index = [], {}
@@ -210,10 +225,13 @@ class Task:
 
     def __init__(self, reader: Reader, compute, render, inputs: dict, outputs: list, *, page_id: str,
                  api_name: str | None = None, concurrency_id: str | None = None,
-                 concurrency_limit: int | str | None = "default"):
+                 concurrency_limit: int | str | None = "default", aliases: dict[str, str] | None = None):
         self.reader, self.compute, self.render_fn = reader, compute, render
         self.inputs, self.outputs = inputs, outputs
         self.page_id, self.api_name = page_id, api_name
+        # an endpoint's former parameter name -> the input it now names: a client written against the old name keeps
+        # working (an optional trailing parameter, as `lang` and `width` are; when given, it wins)
+        self.aliases = dict(aliases or {})
         self.error = error_box()
         self.state = gr.State(None, time_to_live=STATE_SECONDS)
         self.options = dict(concurrency_id=concurrency_id or page_id, concurrency_limit=concurrency_limit)
@@ -227,9 +245,10 @@ class Task:
             # optional: a call that leaves both out gets English and a wide page (`payloads.completed`)
             lang = gr.Textbox(text.DEFAULT, visible=False, label="lang", elem_classes=[payloads.LOOK_CLASS])
             width = gr.Number(looks.WIDE, visible=False, label="width", precision=0, elem_classes=[payloads.LOOK_CLASS])
-            components = [*(_as_sent(component) for component in inputs.values()), lang, width]
+            former = [_alias(inputs[name], alias) for alias, name in self.aliases.items()]
+            components = [*(_as_sent(component) for component in inputs.values()), lang, width, *former]
             # raw values, prepared inside the request: what the inputs cannot use is refused in the caller's words
-            api = payloads.checked(self._api_handler(), components, lang_at=len(components) - 2)
+            api = payloads.checked(self._api_handler(), components, lang_at=len(inputs))
             endpoint.click(api, components, outputs, api_name=api_name, preprocess=False, **self.options)
 
     @property
@@ -293,14 +312,25 @@ class Task:
         return _with_signature(handler, name, names)
 
     def _api_handler(self):
-        names = [*self.inputs, "lang", "width"]
+        names = [*self.inputs, "lang", "width", *self.aliases]
+        at = {alias: list(self.inputs).index(name) for alias, name in self.aliases.items()}
+
+        def split(args):
+            """(values, lang, width, request, progress), each former name's value, when given, in its input's place."""
+            n = len(self.inputs)
+            values, (lang, width), former, (request, progress) = (list(args[:n]), args[n:n + 2], args[n + 2:-2],
+                                                                   args[-2:])
+            for alias, value in zip(self.aliases, former):
+                if value not in (None, 0, ""):  # given
+                    values[at[alias]] = value
+            return values, lang, width, request, progress
 
         def refused(exc, look: Look):
             return gr.Error(look.words(failure(exc, self.api_name)), print_exception=False)
 
         if self.stream:
             async def streamed(*args):
-                *values, lang, width, request, progress = args
+                values, lang, width, request, progress = split(args)
                 look = Look(lang, width)
                 try:
                     async with contextlib.aclosing(self._call(self.compute, values, request, progress, look)) as results:
@@ -312,7 +342,7 @@ class Task:
             return _with_signature(streamed, self.api_name, names)
 
         def api(*args):
-            *values, lang, width, request, progress = args
+            values, lang, width, request, progress = split(args)
             look = Look(lang, width)
             try:
                 return self.render_fn(self._call(self.compute, values, request, progress, look), look)
@@ -361,19 +391,20 @@ class Task:
         own)."""
         runs = (self.run(needs),) if linked else ()
         listened = [trigger.submit if isinstance(trigger, gr.Textbox) else trigger.click for trigger in triggers]
+        fields = {**self.inputs, **(fields or {})}
         if listened or runs:
             self.on([*listened, *(run.trigger.change for run in runs)])
-        fields = {**self.inputs, **(fields or {})}
+            if share:  # a run's link kept in the browser: the navigation comes back to the page as it was left
+                self.events[-1].success(None, list(fields.values()), None, js=_REMEMBER % (
+                    json.dumps(self.page_id), json.dumps(list(fields))), api_visibility="private", queue=False)
         if share:
             share_row(self.page_id, fields)
         return Page(self.page_id, fields, runs=runs)
 
     def run(self, needs: tuple = ()) -> Run:
-        """The page's run as a link starts it: the event its button runs, fired by a change of `trigger`. The trigger
-        is placed outside the tabs (`links.Links`): a State in a tab not yet shown hears a change from every link's
-        update of it, even one that skips it, and would run its page on every link."""
+        """The page's run as a link starts it: the event its button runs, fired by a change of `trigger`."""
         if self.trigger is None:
-            self.trigger = gr.State(0, render=False)
+            self.trigger = gr.State(0)
         return Run(self.handler, self.all_inputs, self.targets, needs, self.options, trigger=self.trigger)
 
     def build(self, button, *submit, rows=None, labels=None, fields=None) -> Page:

@@ -11,7 +11,7 @@ from bg_demo.look import Look
 from bg_demo.ui import common
 from bg_demo.ui.links import Page
 from bg_demo.ui.page import Task
-from bg_demo.ui.strings import examples, rows, t, table
+from bg_demo.ui.strings import examples, rows, t, tab, table
 from bg_demo.ui.view import intro
 
 
@@ -76,23 +76,25 @@ def random_second() -> str:
 
 TAB_ID = "pretraining"
 SUB_PAGES = ("mlm", "nsp", "embeddings", "causal")
+PATH = "pretraining"  # its address: /pretraining
+TITLE = "pre.tab"  # its name in the navigation
+IDS = SUB_PAGES  # the pages a link opens here (`?tab=<id>`)
 
 
 def build(reader) -> list[Page]:
-    with gr.Tab(t("pre.tab"), id=TAB_ID):
-        intro("pre.about")
-        with gr.Row():  # one choice of each model for the whole lab
-            encoder = common.model_picker("encoder")
-            decoder = common.model_picker("decoder")
-        with gr.Tabs(overflow_behavior="wrap") as tabs:
-            with gr.Tab(t("pre.mlm"), id="mlm"):
-                mlm = _build_mlm(reader, encoder)
-            with gr.Tab(t("pre.nsp"), id="nsp"):
-                nsp = _build_nsp(reader, encoder)
-            with gr.Tab(t("pre.embeddings"), id="embeddings"):
-                embeddings = _build_embeddings(reader, encoder)
-            with gr.Tab(t("pre.causal"), id="causal"):
-                causal_lm = _build_causal(reader, decoder)
+    intro("pre.about")
+    with gr.Row():  # one choice of each model for the whole lab
+        encoder = common.model_picker("encoder")
+        decoder = common.model_picker("decoder")
+    with gr.Tabs(overflow_behavior="wrap") as tabs:
+        with tab("pre.mlm", id="mlm"):
+            mlm = _build_mlm(reader, encoder)
+        with tab("pre.nsp", id="nsp"):
+            nsp = _build_nsp(reader, encoder)
+        with tab("pre.embeddings", id="embeddings"):
+            embeddings = _build_embeddings(reader, encoder)
+        with tab("pre.causal", id="causal"):
+            causal_lm = _build_causal(reader, decoder)
     return [Page(page.id, page.fields, ((tabs, page.id),), page.runs) for page in (mlm, nsp, embeddings, causal_lm)]
 
 

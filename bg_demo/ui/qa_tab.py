@@ -100,6 +100,9 @@ def looks_section(reader, raw: gr.JSON) -> None:
 
 
 TAB_ID = "qa"
+PATH = "qa"  # its address: /qa
+TITLE = "qa.tab"  # its name in the navigation
+IDS = (TAB_ID,)  # the pages a link opens here (`?tab=<id>`)
 
 
 def _rows(lang: str):
@@ -111,22 +114,21 @@ def _rows(lang: str):
 
 
 def build(reader) -> list[Page]:
-    with gr.Tab(t("qa.tab"), id=TAB_ID):
-        intro("qa.about")
-        question = gr.Textbox(label=t("qa.question"))
-        context = gr.Textbox(label=t("qa.context"), lines=6, max_lines=14)
-        button = gr.Button(t("qa.run"), variant="primary")
-        answer = gr.Markdown(label=t("qa.answer"), render=False)
-        highlighted = gr.HighlightedText(
-            label=t("qa.highlight"), color_map=dict.fromkeys(every_language("qa.answer"), OKABE_ITO["orange"]), render=False
-        )
-        found = table("qa.table_headers", label=t("qa.alternatives"), interactive=False, render=False)
-        raw = gr.JSON(render=False)
-        task = Task(reader, compute, render, {"question": question, "context": context},
-                    [answer, highlighted, found, raw], page_id=TAB_ID, api_name="qa",
-                    concurrency_limit=common.BATCHED)
-        page = task.build(button, question, rows=_rows, labels=lambda rows: [question for question, _ in rows])
-        looks_section(reader, raw)
-        why.section(reader, backend.explain_answer, {"question": question, "context": context}, page_id=TAB_ID,
-                    api_name="explain_answer", link=None)
+    intro("qa.about")
+    question = gr.Textbox(label=t("qa.question"))
+    context = gr.Textbox(label=t("qa.context"), lines=6, max_lines=14)
+    button = gr.Button(t("qa.run"), variant="primary")
+    answer = gr.Markdown(label=t("qa.answer"), render=False)
+    highlighted = gr.HighlightedText(
+        label=t("qa.highlight"), color_map=dict.fromkeys(every_language("qa.answer"), OKABE_ITO["orange"]), render=False
+    )
+    found = table("qa.table_headers", label=t("qa.alternatives"), interactive=False, render=False)
+    raw = gr.JSON(render=False)
+    task = Task(reader, compute, render, {"question": question, "context": context},
+                [answer, highlighted, found, raw], page_id=TAB_ID, api_name="qa",
+                concurrency_limit=common.BATCHED)
+    page = task.build(button, question, rows=_rows, labels=lambda rows: [question for question, _ in rows])
+    looks_section(reader, raw)
+    why.section(reader, backend.explain_answer, {"question": question, "context": context}, page_id=TAB_ID,
+                api_name="explain_answer", link=None)
     return [page]

@@ -493,9 +493,8 @@ GZIP_MINIMUM_BYTES = 1024  # smaller answers go as they are (a compressed header
 class Lighter:
     """ASGI middleware that trims the page Gradio renders (an HTML document with the app's whole config inlined:
     ~730 KB here) of what the browser never reads: per component, the API's value descriptions and example
-    values, and the code snippets of the inlined API description (the API page fetches its own); and the components
-    of tabs not yet opened (`ui.lazy`). Everything the page draws, the three languages' labels and examples
-    included, stays."""
+    values, and the code snippets of the inlined API description (the API page fetches its own). Everything the
+    page draws, the three languages' labels and examples included, stays."""
 
     def __init__(self, app) -> None:
         self.app = app
@@ -540,7 +539,6 @@ def _trim(page: bytes) -> bytes:
             for component in value.get("components", []):
                 for key in gradio_compat.UNREAD_COMPONENT_KEYS:
                     component.pop(key, None)
-            _leave_out_unlaid(value)
         else:
             for endpoint in value.get("named_endpoints", {}).values():
                 endpoint.pop("code_snippets", None)
@@ -548,32 +546,15 @@ def _trim(page: bytes) -> bytes:
     return page
 
 
-def _leave_out_unlaid(config: dict) -> None:
-    """The components of a tab not yet opened (`ui.lazy`) out of the page's config: they are not in its layout, and
-    the browser waits for every component it is sent to appear before it shows the page. A tab's render sends its
-    own when the tab is opened."""
-    if "layout" not in config:
-        return
-    laid, stack = set(), [config["layout"]]
-    while stack:
-        node = stack.pop()
-        laid.add(node.get("id"))
-        stack.extend(node.get("children", []))
-    config["components"] = [c for c in config.get("components", []) if c.get("id") in laid]
-    for page in config.get("page", {}).values():
-        if isinstance(page, dict) and "components" in page:
-            page["components"] = [i for i in page["components"] if i in laid]
-
-
 # --- the page, rendered once ----------------------------------------------------------------------------------------
 
-PAGES_CACHED = 16  # rendered pages kept (least recently used dropped first): one per address and link asked for
-_KEPT_PATHS = ("/", "/config", "/config/")  # the page, and the config a client reads
+PAGES_CACHED = 48  # rendered pages kept (least recently used dropped first): one per address and link asked for
+_KEPT_PATHS = ("/config", "/config/")  # the config a client reads (`?page=`: one page's)
 
 
 class PageCache:
-    """ASGI middleware: the app's page (a GET of `/`) and its config (`/config`, what API clients and a reconnecting
-    page read) rendered, trimmed and compressed once per address and link, then sent from memory.
+    """ASGI middleware: the app's pages (a GET of `/` or of a page's own address) and its config (`/config`, what API
+    clients and a reconnecting page read) rendered, trimmed and compressed once per address and link, then sent from memory.
 
     Gradio renders both afresh for every request: deep copies of the whole config (~700 KB of components), and for
     the page the template and the compression, ~0.1 s of CPU on 2 vCPU (py-spy: 70% of it the copies), holding the
@@ -593,7 +574,7 @@ class PageCache:
         self._rendering: dict[tuple, asyncio.Event] = {}
 
     async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] != "http" or scope["method"] != "GET" or scope["path"] not in _KEPT_PATHS:
+        if scope["type"] != "http" or scope["method"] != "GET" or not _kept(scope["path"]):
             return await self.app(scope, receive, send)
         if gradio_compat.has_login(scope):
             return await self.app(scope, receive, send)
@@ -629,6 +610,14 @@ class PageCache:
         finally:
             del self._rendering[key]
             rendering.set()
+
+
+PAGE_PATHS: set[str] = {""}  # the addresses of the app's pages ("" the Start page), set as the app is built
+
+
+def _kept(path: str) -> bool:
+    """Whether `path` is one `PageCache` keeps: a page of the app (`/`, `/<page>`: `PAGE_PATHS`) or its config."""
+    return path in _KEPT_PATHS or path.strip("/") in PAGE_PATHS
 
 
 async def _send_page(send, start: dict, body: bytes) -> None:

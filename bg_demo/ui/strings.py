@@ -4,8 +4,10 @@ a table) is put into words by `bg_demo.text` in that request's language. `t` doe
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -27,7 +29,7 @@ def building() -> bool:
     return gradio_compat.building()
 
 
-def compose(key: str, words) -> gr.i18n.I18nData:
+def compose(key: str, words):
     """A label whose words in each language are `words(lang)`, sent as one I18n key."""
     for lang in text.LANGS:
         _DERIVED[lang][key] = words(lang)
@@ -52,7 +54,7 @@ def t(key: str, **values):
     return compose(derived, lambda lang: text.t(key, lang, **values))
 
 
-def joined(*keys: str, sep: str = "\n") -> gr.i18n.I18nData:
+def joined(*keys: str, sep: str = "\n"):
     """Several texts in one label (a Markdown heading and its paragraph)."""
     return compose("+".join(keys), lambda lang: sep.join(text.t(key, lang) for key in keys))
 
@@ -61,7 +63,8 @@ def key_of(label) -> str | None:
     """The I18n key of a label made while building (its marker, if already turned into text); None for plain text."""
     if isinstance(label, str) and label.startswith(MARKER):
         return json.loads(label[len(MARKER):])["key"]
-    return label.key if isinstance(label, gr.i18n.I18nData) else None
+    key = getattr(label, "key", None)  # an I18n label as `I18N(key)` made it
+    return key if isinstance(key, str) else None
 
 
 def words(label, lang: str) -> str:
@@ -83,15 +86,12 @@ def translations() -> dict[str, dict[str, str]]:
             for lang, table in text.tables().items()}
 
 
-class _I18n(gr.I18n):
-    """gr.I18n whose tables are read when the app is launched, after every derived label exists."""
-
-    @property
-    def translations_dict(self) -> dict[str, dict[str, str]]:
-        return translations()
+I18N = gr.I18n()  # makes the labels' keys while the pages are built; `i18n` gives the browser their words
 
 
-I18N = _I18n()
+def i18n() -> gr.I18n:
+    """The translations the browser gets (a launch option): read once every page is built, with every derived label."""
+    return gr.I18n(**translations())
 
 
 HEADERS = "bg_headers"  # the attribute a table made by `table` keeps its headers' text key in
@@ -103,18 +103,44 @@ def headers(key: str, lang: str = text.DEFAULT) -> list[str]:
     return text.t(key, lang).split("|")
 
 
+@dataclass
+class Built:
+    """What a page's build made that its language switch relabels (`language.wire`): its tables, with the key of
+    their headers, and its tabs."""
+
+    tables: list = field(default_factory=list)  # (gr.Dataframe, headers key)
+    tabs: list = field(default_factory=list)  # gr.Tab
+
+
+_BUILDING: list[Built] = []  # the page being built, innermost last (`collecting`)
+
+
+@contextlib.contextmanager
+def collecting():
+    """Collect the tables and tabs made by `table` and `tab` while a page is built."""
+    built = Built()
+    _BUILDING.append(built)
+    try:
+        yield built
+    finally:
+        _BUILDING.remove(built)
+
+
 def table(key: str, **kwargs) -> gr.Dataframe:
-    """A Dataframe whose headers follow the page's language: it keeps their key (`HEADERS`), by which the page load
-    and the language switch relabel it (`tables`)."""
+    """A Dataframe whose headers follow the page's language: the page load and the language switch relabel it
+    (`collecting`, `language.wire`)."""
     component = gr.Dataframe(headers=headers(key), **kwargs)
-    setattr(component, HEADERS, key)
+    if _BUILDING:
+        _BUILDING[-1].tables.append((component, key))
     return component
 
 
-def tables(blocks: gr.Blocks) -> list[tuple[gr.Dataframe, str]]:
-    """Every table of an app made by `table`, with the key of its headers."""
-    return [(block, getattr(block, HEADERS)) for block in blocks.blocks.values()
-            if isinstance(block, gr.Dataframe) and hasattr(block, HEADERS)]
+def tab(key: str, **kwargs) -> gr.Tab:
+    """A tab labelled with the text `key`, which the language switch relabels (`collecting`, `language.wire`)."""
+    made = gr.Tab(t(key), **kwargs)
+    if _BUILDING:
+        _BUILDING[-1].tabs.append(made)
+    return made
 
 
 def rows(key: str, data: list, look, phone: tuple[int, ...] | None = None, widths: list[str] | None = None):

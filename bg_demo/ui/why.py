@@ -10,7 +10,6 @@ import gradio as gr
 
 from bg_demo import figures
 from bg_demo.look import Look
-from bg_demo.ui import lazy
 from bg_demo.ui.page import Task
 from bg_demo.ui.strings import I18N, t
 
@@ -56,7 +55,6 @@ def fit(raw):
     return gr.Dropdown(choices=_layers(raw["n_layers"], I18N)), gr.Dropdown(choices=_heads(raw["n_heads"], I18N))
 
 
-@lazy.as_built  # the panel's first choices: the Next-token lab, whose model picker is Generate's, is built on opening
 def every_layer():
     """The choices offered before a model is explained, for another model of the page (it may have more layers than
     the one explained last; an explanation refuses a layer or head its model lacks, naming the model's range): those

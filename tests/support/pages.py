@@ -79,7 +79,8 @@ def run(dependency, values, lang: str = "en", width=look.WIDE, shown=None, reque
 
 
 def rerendering(demo: gr.Blocks):
-    """The event that renders every page again from its state (the same after a switch and after a crossing)."""
+    """The first event that renders a page again from its state (the Start page's: each page has its own, the same
+    after a switch and after a crossing; `switch` runs every page's)."""
     return event(demo, name="rerender")
 
 
@@ -89,15 +90,18 @@ def switch(demo: gr.Blocks, lang: str, width=look.WIDE, states=None, controls=No
     their defaults `{block (or id): value}`."""
     states = {_id(block): value for block, value in (states or {}).items()}
     controls = {_id(block): value for block, value in (controls or {}).items()}
-    dependency = rerendering(demo)
-    values = []
-    for block in dependency.inputs[2:]:
-        if isinstance(block, gr.State):
-            values.append(states.get(block_id(block)))
-        else:
-            values.append(controls.get(block_id(block), block.value))
-    found = call(dependency, lang, width, *values)
-    return {block_id(block): value for block, value in zip(dependency.outputs, found) if value != SKIP}
+    sent = {}
+    # each page of the app renders its own again (its own switch and width): every page's, as the pages' states given
+    for dependency in [d for d in listeners(demo) if getattr(d.fn, "__name__", "") == "rerender"]:
+        values = []
+        for block in dependency.inputs[2:]:
+            if isinstance(block, gr.State):
+                values.append(states.get(block_id(block)))
+            else:
+                values.append(controls.get(block_id(block), block.value))
+        found = call(dependency, lang, width, *values)
+        sent.update({block_id(block): value for block, value in zip(dependency.outputs, found) if value != SKIP})
+    return sent
 
 
 def kept(result=None, error=None) -> Shown:
