@@ -1,6 +1,7 @@
 """What a first visit to the page costs a phone: bytes on the wire and the time until the tab bar shows.
 
     python bench/page_weight.py [--down 1600] [--up 750] [--latency 150] [--cpu-throttle 4] [--repeats 1]
+                                [--app-only] [--before REV]
 
 Serves the app on the tiny models (`BG_DEMO_MODEL_DIR` if set, else built in a temporary folder) on loopback,
 once per setting, each adding one step to the one before: the page as Gradio sends it (and with the theme's web
@@ -23,6 +24,12 @@ and there each page of the app is opened by its address (its components and even
 its content shows, its main thread's CPU), then each from the one before through the navigation (the seconds from
 the click until its content is painted).
 
+With `--before REV` (a git revision: `c55d775`, the app before its pages), that build's own bench/page_weight.py runs
+first in the same run, on the same models, browser and settings, from a copy of the revision (`git archive`), and
+the two are printed one after the other, then side by side: the first visit until the app's navigation shows (the
+tab bar before, the page's navigation now), its CPU, and opening another part of the app (a tab's first selection
+before, a page from the navigation now).
+
 The bytes depend on nothing else; the seconds also on this machine's CPU (on a shared machine, compare rows of one
 run only). Uvicorn speaks HTTP/1.1, so the browser fetches Gradio's ~80 script and style modules six at a time,
 each paying the link's latency; behind an HTTPS proxy that speaks HTTP/2 to browsers they share one connection.
@@ -33,8 +40,10 @@ from __future__ import annotations
 import argparse
 import atexit
 import os
+import re
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -64,6 +73,10 @@ def models() -> None:
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     build_tiny_models(folder)
     os.environ["BG_DEMO_MODEL_DIR"] = folder
+
+
+SETTINGS = ("as Gradio sends it", "+ gzip", "+ trimmed", "+ device fonts (the app)")  # `settings`, in order
+APP = SETTINGS[-1]
 
 
 def settings() -> dict:
@@ -200,11 +213,14 @@ def document_size(url: str) -> int:
     return len(urllib.request.urlopen(url).read())
 
 
-def measure(name: str, options: dict, browser, link: dict | None, repeats: int, throttle: float = 1.0,
+def measure(name: str, setting: str, browser, link: dict | None, repeats: int, throttle: float = 1.0,
             switches: bool = False, pages: bool = False) -> dict:
     from bg_demo.ui import build_demo
 
     demo = build_demo()
+    # the launch options of `setting`, read once the app is built, as `bg_demo.ui.launch` reads them: the page's
+    # translations are those of the labels built
+    options = settings()[setting]
     _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, **options)
     try:
         raw = document_size(url)
@@ -233,6 +249,54 @@ def measure(name: str, options: dict, browser, link: dict | None, repeats: int, 
                          for label, _ in switched[0]] if switched else [], "pages": every}
 
 
+def before(revision: str, args) -> str:
+    """The output of `revision`'s own bench/page_weight.py, run from a copy of that revision on this run's models."""
+    root = Path(__file__).resolve().parent.parent
+    copy = tempfile.mkdtemp(prefix="bg-demo-before-")
+    atexit.register(shutil.rmtree, copy, ignore_errors=True)
+    archive = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", revision], check=True,
+                             capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", copy], input=archive, check=True)
+    command = [sys.executable, "bench/page_weight.py", "--down", str(args.down), "--up", str(args.up), "--latency",
+               str(args.latency), "--cpu-throttle", str(args.cpu_throttle), "--repeats", str(args.repeats)]
+    run = subprocess.run(command + (["--app-only"] if args.app_only else []), cwd=copy, capture_output=True,
+                         text=True, env={**os.environ, "PYTHONPATH": copy})
+    if run.returncode != 0:
+        raise RuntimeError(f"the bench of {revision} failed:\n{run.stderr[-3000:]}")
+    return run.stdout
+
+
+ROW = re.compile(r"^(?P<name>\S.*?)\s+\d+ KB\s+\d+ KB\s+\d+ KB\s+\d+ KB\s+(?P<shown>[\d.]+)s\s+(?P<cpu>[\d.]+)s$")
+OPENED = re.compile(r"^  (?P<name>\S.*?)\s+(?P<seconds>[\d.]+) s$")
+
+
+def read_before(output: str) -> dict:
+    """The figures of the earlier build's table: {setting: (seconds to its tab bar, CPU)} and each tab's first
+    opening on loopback (seconds)."""
+    rows = {m["name"]: (float(m["shown"]), float(m["cpu"])) for m in map(ROW.match, output.splitlines()) if m}
+    opened = [float(m["seconds"]) for m in map(OPENED.match, output.splitlines()) if m]
+    return {"rows": rows, "opened": opened}
+
+
+def side_by_side(revision: str, old: dict, rows: list[dict]) -> None:
+    """Before and now, with the ratio (now / before: under 0.5 is the pages' target, half of the earlier figure)."""
+    def line(what, a, b):
+        print(f"  {what:52s} {a:7.2f}s {b:7.2f}s {b / a if a else float('nan'):6.2f}x")
+
+    print(f"\nbefore ({revision}) and now, side by side (now / before):")
+    print(f"  {'':52s} {'before':>8s} {'now':>8s} {'ratio':>7s}")
+    for row in rows:
+        earlier = old["rows"].get(row["setting"])
+        if earlier:
+            line(f"{row['setting']}: navigation shown", earlier[0], row["tab_bar"])
+            line(f"{row['setting']}: its CPU until then", earlier[1], row["cpu"])
+    now = [seconds for _, seconds in rows[-1]["switches"]]
+    if old["opened"] and now:
+        line("another part opened (tab before, page now): median", statistics.median(old["opened"]),
+             statistics.median(now))
+        line("another part opened: the slowest", max(old["opened"]), max(now))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--down", type=float, default=1600, help="kbit/s")
@@ -241,22 +305,26 @@ def main() -> int:
     parser.add_argument("--cpu-throttle", type=float, default=4, help="how many times slower the page's CPU runs")
     parser.add_argument("--repeats", type=int, default=1, help="visits per setting (medians are shown)")
     parser.add_argument("--app-only", action="store_true", help="only the app's own setting, on the link and on loopback")
+    parser.add_argument("--before", metavar="REV", help="a git revision measured first in the same run, side by side")
     args = parser.parse_args()
     link = {"latency": args.latency, "downloadThroughput": args.down * 1000 / 8, "uploadThroughput": args.up * 1000 / 8}
     models()
+    earlier = before(args.before, args) if args.before else ""
     from playwright.sync_api import sync_playwright
 
     rows = []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            for name, options in settings().items():
-                if not args.app_only or name == "+ device fonts (the app)":
-                    rows.append(measure(name, options, browser, link, args.repeats, args.cpu_throttle))
-            rows.append(measure("the app, on loopback", settings()["+ device fonts (the app)"], browser, None,
-                                args.repeats, args.cpu_throttle, switches=True, pages=True))
+            for name in SETTINGS:
+                if not args.app_only or name == APP:
+                    rows.append(measure(name, name, browser, link, args.repeats, args.cpu_throttle))
+            rows.append(measure("the app, on loopback", APP, browser, None, args.repeats, args.cpu_throttle,
+                                switches=True, pages=True))
         finally:
             browser.close()
+    if earlier:
+        print(f"=== before: {args.before} (its own bench/page_weight.py) ===\n{earlier}\n=== now ===")
     print(f"first visit on {args.down:g} kbit/s down, {args.up:g} kbit/s up, {args.latency:g} ms latency; "
           f"a 390 x 844 phone viewport, its CPU {args.cpu_throttle:g}x slower; median of {args.repeats}")
     print(f"\n{'setting':26s} {'document':>9s} {'on wire':>8s} {'first visit':>12s} {'reload':>8s} "
@@ -277,6 +345,8 @@ def main() -> int:
           "painted):")
     for label, seconds in rows[-1]["switches"]:
         print(f"  {label[:40]:40s} {seconds:6.2f} s")
+    if earlier:
+        side_by_side(args.before, read_before(earlier), rows)
     return 0
 
 

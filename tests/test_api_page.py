@@ -107,21 +107,26 @@ def test_the_examples_stay_after_a_student_runs_one(app_url, browser):
 
 
 def test_the_api_page_in_a_browser_shows_no_object_and_no_unnamed_value(app_url, browser):
-    page = browser.new_page()
-    try:
-        page.goto(app_url)
-        page.get_by_role("tab", name="Fill-mask").wait_for()
-        page.get_by_text("Use via API").click()
-        # the page opens on its MCP tab once it has found the app's MCP server (its tools: test_mcp.py); then Python
-        page.get_by_text("MCP Server URL").first.wait_for()
-        page.get_by_text("Python", exact=True).first.click()
-        page.get_by_text("/explain_generation").first.wait_for()
-        page.get_by_text('text="The cat sat on the [MASK]."').first.wait_for()  # the first call, with its example
-        shown = page.inner_text("body")
-    finally:
-        page.close()
-    assert "[object Object]" not in shown
-    assert not re.search(r"\b(param|value|parameter)_\d+\b", shown)
+    # each page's "Use via API" lists that page's endpoints (Gradio's pages): the first call of /fill-mask with its
+    # example, the Why? endpoint of /generate
+    shown = {}
+    for path, wanted in [("fill-mask", 'text="The cat sat on the [MASK]."'), ("generate", "/explain_generation")]:
+        page = browser.new_page()
+        try:
+            page.goto(f"{app_url}{path}")
+            page.locator(".bg-nav").wait_for()  # the page has drawn
+            page.get_by_text("Use via API").click()
+            # the page opens on its MCP tab once it has found the app's MCP server (its tools: test_mcp.py); then Python
+            page.get_by_text("MCP Server URL").first.wait_for()
+            page.get_by_text("Python", exact=True).first.click()
+            page.get_by_text(wanted).first.wait_for()
+            shown[path] = page.inner_text("body")
+        finally:
+            page.close()
+    assert "/generate" not in shown["fill-mask"] and "/fill_mask" not in shown["generate"]  # each its own page's
+    for body in shown.values():
+        assert "[object Object]" not in body
+        assert not re.search(r"\b(param|value|parameter)_\d+\b", body)
 
 
 # --- a call with the wrong number of values -----------------------------------------------------------------------

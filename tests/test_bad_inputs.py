@@ -21,6 +21,7 @@ from bg_demo import backend, text
 from bg_demo.config import LIMITS
 from bg_demo.errors import InputError
 from bg_demo.text import Text, korean
+from bg_demo.ui import gradio_compat
 from bg_demo.ui.common import plain
 from bg_demo.ui.strings import words
 
@@ -201,7 +202,7 @@ TOOLS = "/tutor_"  # the AI tutor's endpoints: their battery runs in tests/test_
 
 def test_every_bad_input_gets_a_worded_message(app, tiny_dir):
     demo, url = app
-    endpoints = demo.get_api_info()["named_endpoints"]  # what "Use via API" lists
+    endpoints = gradio_compat.api_info(demo)["named_endpoints"]  # what "Use via API" lists
     assert {"/fill_mask", "/attention", "/generate", "/input_representation", "/explain_generation"} <= set(endpoints)
     battery_is_worded(url, {name: e for name, e in endpoints.items() if not name.startswith(TOOLS)},
                       endpoints["/generate"], tiny_dir)
@@ -291,10 +292,10 @@ def test_no_number_box_has_bounds_that_gradio_enforces_before_our_checks(app):
     toast, before the handler runs; the bounds are checked by the app instead. (A slider keeps its range: the
     browser brings its box back within it, so it never sends a value past it.)"""
     demo, _ = app
-    bounded = [(words(block.label, "en"), block.minimum, block.maximum) for block in demo.blocks.values()
+    bounded = [(words(block.label, "en"), block.minimum, block.maximum) for block in gradio_compat.components(demo).values()
                if isinstance(block, gr.Number) and (block.minimum is not None or block.maximum is not None)]
     assert bounded == []
-    boxes = {words(block.label, "en") for block in demo.blocks.values() if isinstance(block, gr.Number)}
+    boxes = {words(block.label, "en") for block in gradio_compat.components(demo).values() if isinstance(block, gr.Number)}
     assert {"Seed (which tokens get picked)", "Which [MASK] (1 = the first)", "Which guess (1 = the best)"} <= boxes
 
 

@@ -69,8 +69,7 @@ def servers_of(balancer, session_hash: str) -> set[str]:
 
 
 def test_a_session_redraws_from_the_state_kept_on_its_front_end(browser, balancer):
-    context, page, hashes = open_session(browser, balancer.url)
-    page.get_by_role("tab", name="Attention", exact=True).click()
+    context, page, hashes = open_session(browser, f"{balancer.url}attention")  # the attention page
     page.get_by_label("Text (read up to").fill(TEXT)
     page.get_by_role("button", name="Show attention").click()
     expect(page.locator(TITLE).first).to_have_text("Layer 0, head 0", timeout=60_000)

@@ -5,6 +5,7 @@ other module or test reaches into Gradio (a lint over the source and the tests).
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import json
 import re
@@ -190,6 +191,18 @@ def test_a_new_session_runs_listeners_through_gradio_and_keeps_their_states():
         data = asyncio.run(demo.process_api(step, [None], session))["data"]  # a State's input: the session's
     assert gradio_compat.session_value(session, count) == 2 and data[-1] == 2
     assert gradio_compat.session_value(gradio_compat.new_session(demo), count) == 0  # a fresh one
+
+
+def test_idle_sessions_are_dropped():
+    import threading
+
+    holder = types.SimpleNamespace(lock=threading.Lock(), session_data={"old": 1, "new": 2}, time_last_used={})
+    import datetime
+
+    now = datetime.datetime.now()
+    holder.time_last_used.update(old=now - datetime.timedelta(hours=2), new=now)
+    gradio_compat._Sweeper().sweep(holder, serving.SESSION_IDLE_SECONDS)
+    assert holder.session_data == {"new": 2} and set(holder.time_last_used) == {"new"}
 
 
 def test_a_running_app_s_session_is_found_by_its_hash_and_none_is_made():
@@ -438,6 +451,10 @@ def test_the_markup_view_js_reads_is_in_gradio_s_frontend():
     for name in (markup["tracker"], markup["tracker_idle"], "minimal"):
         assert f".{name}.svelte-" in tracker_css
     assert all(f"`{shown}`" in tracker for shown in markup["tracker_shown"])  # show_progress values it reads
+    # a block being computed: its status "pending" drawn as "generating"; a gr.Markdown's text: a span.md in its block
+    assert markup["busy"] == ".generating, .pending" and ".generating.svelte-" in tracker_css
+    assert any("status==`pending`?`generating`" in s for s in scripts.values())
+    assert markup["markdown_text"] == ".md" and "span.md.svelte-" in styles
 
 
 def test_view_js_gets_the_markup_from_the_compat_module_and_names_none_itself():
@@ -456,25 +473,120 @@ def test_view_js_gets_the_markup_from_the_compat_module_and_names_none_itself():
 
 
 # --- no private name anywhere else ---------------------------------------------------------------------------------------
+# A lint over the syntax trees of bg_demo/, app.py, bench/ and tests/ (this file aside: it checks the compat module
+# against Gradio's own names), and over the JavaScript in assets/ and in the Python's strings.
 
-PRIVATE = re.compile("|".join((
-    r"\b(?:from|import)\s+gradio\.(?:context|state_holder|queueing|route_utils|utils|blocks|routes)\b",
-    r"\bLocalContext\b", r"\bContext\.", r"\bSessionState\b", r"\bStateHolder\b", r"\bstate_holder\b",
-    r"\.fns\b", r"\._id\b", r"\._queue\b", r"\._components\b", r"\bdefault_config\b", r"\bget_blocks\(",
-    r"\bevent_ids_to_events\b", r"\bevent_queue_per_concurrency_id\b", r"\btoorjson\b", r"\bAPI_PREFIX\b",
-    r"window\.gradio_(?:config|api_info)", r"assets\W+core-", r"[\"']/gradio_api/", r"role=tabpanel",
-    r"button\.primary", r"\b_mcp_type\b", r"\bget_space\(",
-    # what building tabs on their first opening took (gone with the app's pages: `gr.Blocks.route`), and the i18n
-    # internals the labels read (`gr.I18n`'s public call and constructor do the job)
-    r"\.children\b", r"\bis_rendered\b", r"\bget_render_context\b", r"\bshow_progress_on\s*=", r"\.renderable\b",
-    r"\bI18nData\b", r"\btranslations_dict\b",
-)))
-# any other object's underscore attribute (`block._x`, not `self._x`), where Gradio is used: bg_demo/ui and app.py
-UNDERSCORED = re.compile(r"\b(?!self\b|cls\b)[A-Za-z_]\w*\._[A-Za-z]\w*")
+# Gradio's modules whose names are public (`gr.themes.Soft`, `gr.mcp.tool`); any other (`gradio.blocks`,
+# `gr.i18n.I18nData`, `gradio.components.api_component`) is Gradio's inside
+PUBLIC_SUBMODULES = {"themes", "mcp"}
+# attributes of Gradio's objects that are not its public API (each one the app has read, or one like it); a name that
+# means something else on a path (`Path.parent`) is told apart by what it is read on (`_on_a_path`)
+PRIVATE_ATTRIBUTES = {
+    "children", "fns", "blocks", "skip_api", "raw_samples", "parent", "get_api_info", "is_rendered", "renderable",
+    "get_render_context", "translations_dict", "default_config", "state_holder", "session_data", "config_values",
+    "state_components", "event_ids_to_events", "event_queue_per_concurrency_id", "iterators", "get_blocks",
+    "auth_dependency", "root_block", "current_page", "_id", "_queue", "_components", "_mcp_type",
+}
+# read on a path too often to tell by the syntax (`first.parent`): a private attribute only where Gradio's objects
+# are the rule, the modules that build pages (bg_demo/ui, app.py)
+AMBIGUOUS = {"parent"}
+# Plotly's classes, which the tests read to measure a figure (Plotly's markup, not Gradio's)
+PLOTLY = {"js-plotly-plot", "main-svg", "xaxislayer-above", "yaxislayer-above", "xtick", "ytick", "gtitle",
+          "annotation-text", "cbtitle", "g-xtitle", "g-ytitle", "modebar-container"}
+# Gradio's private classes and constants, by name (imported or not)
+PRIVATE_NAMES = {"LocalContext", "Context", "SessionState", "StateHolder", "I18nData", "BlockFunction", "Api",
+                 "API_PREFIX", "toorjson", "get_space"}
+# what a text may not hold: Gradio's own routes and page markers, its hashed bundle, its DOM's roles and classes
+PRIVATE_TEXT = re.compile(r"^/gradio_api/|window\.gradio_(?:config|api_info)|assets\W+core-|\[role=|role=tabpanel|"
+                          r"button\.primary|data-tab-id")
+# a selector in browser code: each class it names must be the app's own (bg-...) or Plotly's
+SELECTOR = re.compile(r"""(?:closest|querySelector|querySelectorAll|matches)\(\s*[`"']([^`"']+)[`"']""")
+CLASS_TEST = re.compile(r"""classList\.(?:contains|toggle|add|remove)\(\s*[`"']([^`"']+)[`"']""")
+
+
+def _on_a_path(node) -> bool:
+    """Whether an attribute is read on a filesystem path (`Path(__file__).resolve().parent`, `ROOT.parent`)."""
+    while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name) and func.id in ("Path", "PurePath"):
+                return True
+            if isinstance(func, ast.Attribute) and func.attr in ("resolve", "absolute", "with_suffix", "with_name"):
+                return True
+            node = func
+        else:
+            node = node.value
+    return isinstance(node, ast.Name) and re.search(r"(?i)(path|root|folder|dir|file|here)$", node.id) is not None
+
+
+def _browser_code_uses(source: str) -> list[str]:
+    """The Gradio markup a piece of browser code reaches for: a class in a selector or a class test that is not the
+    app's (bg-...) or Plotly's, a role, or a private text."""
+    found = [match.group(0) for match in PRIVATE_TEXT.finditer(source)]
+    for selector in SELECTOR.findall(source):
+        found += [f".{name}" for name in re.findall(r"\.([A-Za-z][\w-]*)", selector)
+                  if not (name.startswith("bg-") or name in PLOTLY)]
+        found += ["[role" for _ in re.findall(r"\[role", selector)]
+    found += [name for name in CLASS_TEST.findall(source) if not name.startswith("bg-")]
+    return found
+
+
+def private_uses(source: str, name: str = "<source>", underscored: bool = True) -> list[str]:
+    """`name:line: what` for each private Gradio name the Python `source` uses. With `underscored`, any underscore
+    attribute read on something not our own (`block._x`; `self._x` and `bg_demo` modules' are ours), and the
+    AMBIGUOUS ones: for the modules that build pages, where an object is Gradio's more often than not."""
+    tree = ast.parse(source)
+    ours = {"self", "cls"}
+    for node in ast.walk(tree):  # names bound to our own modules (`from bg_demo.backend import _common`)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("bg_demo"):
+            ours |= {alias.asname or alias.name for alias in node.names}
+        elif isinstance(node, ast.Import):
+            ours |= {(alias.asname or alias.name).split(".")[0] for alias in node.names
+                     if alias.name.startswith("bg_demo")}
+    found = []
+
+    def report(node, what):
+        found.append(f"{name}:{node.lineno}: {what}")
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[0] == "gradio" and len(parts) > 1 and parts[1] not in PUBLIC_SUBMODULES:
+                    report(node, f"import {alias.name}")
+        elif isinstance(node, ast.ImportFrom):
+            parts = (node.module or "").split(".")
+            if parts[0] == "gradio" and len(parts) > 1 and parts[1] not in PUBLIC_SUBMODULES:
+                report(node, f"from {node.module} import")
+            for alias in node.names:
+                inner_module = isinstance(getattr(gradio, alias.name, None), types.ModuleType)
+                if parts[0] == "gradio" and (alias.name in PRIVATE_NAMES or len(parts) == 1 and inner_module
+                                             and alias.name not in PUBLIC_SUBMODULES):
+                    report(node, f"from {node.module} import {alias.name}")
+        elif isinstance(node, ast.Attribute):
+            base = node.value
+            if (isinstance(base, ast.Name) and base.id in ("gr", "gradio") and node.attr.islower()
+                    and node.attr not in PUBLIC_SUBMODULES and hasattr(gradio, node.attr)
+                    and isinstance(getattr(gradio, node.attr), types.ModuleType)):
+                report(node, f"{base.id}.{node.attr} (a module of Gradio's inside)")
+            elif node.attr in PRIVATE_NAMES:
+                report(node, f".{node.attr}")
+            elif node.attr in PRIVATE_ATTRIBUTES and not (node.attr in AMBIGUOUS and (not underscored
+                                                                                       or _on_a_path(base))):
+                if not (isinstance(base, ast.Name) and base.id in ours - {"self", "cls"}):
+                    report(node, f".{node.attr}")
+            elif (underscored and node.attr.startswith("_") and not node.attr.startswith("__")
+                  and not (isinstance(base, ast.Name) and base.id in ours)):
+                report(node, f".{node.attr}")
+        elif isinstance(node, ast.Name) and node.id in PRIVATE_NAMES:
+            report(node, node.id)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found += [f"{name}:{node.lineno}: {what!r}" for what in _browser_code_uses(node.value)]
+    return found
 
 
 def _sources() -> list[Path]:
-    return [*sorted((ROOT / "bg_demo").rglob("*.py")), ROOT / "app.py"]
+    return [*sorted((ROOT / "bg_demo").rglob("*.py")), ROOT / "app.py", *sorted((ROOT / "bench").rglob("*.py"))]
 
 
 def _tests() -> list[Path]:
@@ -482,52 +594,51 @@ def _tests() -> list[Path]:
     return [path for path in sorted((ROOT / "tests").rglob("*.py")) if path != Path(__file__).resolve()]
 
 
-def _private_uses(path: Path, underscored: bool) -> list[str]:
-    """`path:line: text` of each line of `path` that names something private of Gradio's (PRIVATE; with
-    `underscored`, any other object's underscore attribute too)."""
-    found = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if re.match(r"\s*(from|import)\s+bg_demo\b", line):
-            continue  # our own modules' paths (`bg_demo.backend._common`)
-        if PRIVATE.search(line) or (underscored and UNDERSCORED.search(line)):
-            found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
-    return found
+def _uses(path: Path, underscored: bool) -> list[str]:
+    return private_uses(path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)), underscored)
 
 
 def test_no_module_but_the_compat_module_uses_a_private_gradio_name():
     compat = ROOT / "bg_demo" / "ui" / "gradio_compat.py"
     found = []
     for path in _sources():
-        if path == compat:
-            continue
-        in_ui = path.parent == ROOT / "bg_demo" / "ui" or path.name == "app.py"
-        found += _private_uses(path, underscored=in_ui)
+        if path != compat:
+            found += _uses(path, underscored=path.parent == ROOT / "bg_demo" / "ui" or path.name == "app.py")
     assert found == [], "private Gradio names belong in bg_demo/ui/gradio_compat.py:\n" + "\n".join(found)
 
 
 def test_no_test_but_this_one_uses_a_private_gradio_name():
     """The tests reach Gradio's internals through the compat module too (`listeners`, `block_id`, `new_session`,
-    `StandInApp`...), so that this file alone says what an upgrade of Gradio breaks. PRIVATE only: tests read the
-    underscore names of our own modules (`decoding._admissible`), which UNDERSCORED cannot tell from Gradio's."""
+    `StandInApp`...), so that this file alone says what an upgrade of Gradio breaks. Not `underscored`: tests read the
+    underscore names of our own objects (`engine._slots`), which a syntax tree cannot tell from Gradio's."""
     tests = _tests()
     assert ROOT / "tests" / "support" / "pages.py" in tests and Path(__file__).resolve() not in tests
-    found = [use for path in tests for use in _private_uses(path, underscored=False)]
+    found = [use for path in tests for use in _uses(path, underscored=False)]
     assert found == [], ("private Gradio names belong in bg_demo/ui/gradio_compat.py (a test calls its functions):\n"
                          + "\n".join(found))
 
 
-def test_the_lint_finds_what_it_looks_for():
-    for line in ("from gradio.context import LocalContext", "demo._queue", "x = demo.fns.values()", "block._id",
-                 "core = '/assets/core-abc.js'", 'httpx.post("/gradio_api/upload")'):
-        assert PRIVATE.search(line) or UNDERSCORED.search(line), line
-    # what the tests used before the compat module's functions, each found without UNDERSCORED
-    for line in ("item.children.clear()", "trigger.is_rendered", "gr.i18n.I18nData('x')", "I18N.translations_dict",
-                 "shown[fill.outputs[1]._id]", "for d in demo.fns.values()", "demo.fns[d.trigger_after]",
-                 "from gradio.state_holder import SessionState", "SessionState(demo)", "_live(StateHolder)",
-                 "def get_blocks(self):", '"window.gradio_config" in page', '("/gradio_api/info", here)'):
-        assert PRIVATE.search(line), line
-    for line in ("self._pages = {}", "fn.__name__", "import gradio as gr", "demo.config['dependencies']"):
-        assert not (PRIVATE.search(line) or UNDERSCORED.search(line)), line
+def test_no_script_of_the_app_reaches_into_gradio_s_markup():
+    """assets/*.js reads Gradio's markup only as the compat module gives it (`MARKUP`, filled in by `ui/view.py`)."""
+    scripts = sorted((ROOT / "assets").glob("*.js"))
+    assert scripts and all(SELECTOR.search(path.read_text(encoding="utf-8")) for path in scripts)  # it reads them
+    found = [f"{path.name}: {what}" for path in scripts for what in _browser_code_uses(path.read_text(encoding="utf-8"))]
+    assert found == [], found
+
+
+def test_a_page_module_that_reaches_into_gradio_fails_the_lint():
+    page = (ROOT / "bg_demo" / "ui" / "fill_mask_tab.py").read_text(encoding="utf-8")
+    assert private_uses(page) == []
+    for added in ("demo.blocks[key].children.clear()", "from gradio.blocks import BlockFunction",
+                  "label = gr.i18n.I18nData('x')", "row.parent.render()", "box._id",
+                  "js = \"() => document.querySelector('.md').innerText\"",
+                  "js = '() => document.querySelector(\"button.primary\").click()'", "demo.get_api_info = f",
+                  "import gradio.utils", "from gradio import utils", "u = '/gradio_api/info'"):
+        assert private_uses(f"{page}\n{added}\n"), added
+    for fine in ("folder = Path(__file__).resolve().parent", "here = ROOT.parent", "gr.themes.Soft()",
+                 "gr.mcp.tool()(fn)", "js = \"() => document.querySelector('.bg-nav a')\"", "self._lock = None",
+                 "demo.config['dependencies']", "from bg_demo.backend import _common\n_common._x"):
+        assert private_uses(f"{page}\n{fine}\n") == [], fine
 
 
 # --- a REST call, as Gradio's docs show it ---------------------------------------------------------------------------------

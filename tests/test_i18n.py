@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from bg_demo import text
+from bg_demo.ui import gradio_compat
 
 
 def _fields(template: str) -> set[str]:
@@ -118,7 +119,7 @@ def test_the_load_and_the_switch_relabel_every_table_of_the_app_even_an_empty_on
         tables = [table for table, _ in page.tables]
         (headers,) = [d for d in relabellings if block_id(tables[0]) in {block_id(b) for b in d.outputs}]
         ((target, trigger),) = headers.targets  # the load sets the switch for another language than English
-        switch = demo.blocks[target]
+        switch = gradio_compat.components(demo)[target]
         assert (switch.elem_id, trigger) == (language.ELEM_ID, "change")
         assert switch.page == tables[0].page == headers.page  # the page's own switch
         assert [block_id(b) for b in headers.outputs] == [block_id(table) for table in tables]
@@ -139,7 +140,7 @@ def test_the_tab_bars_are_relabelled_in_the_browser_and_no_server_event_writes_a
     from bg_demo.ui.gradio_compat import block_id, listeners
 
     demo = build_demo()
-    tabs = [block for block in demo.blocks.values() if isinstance(block, (gr.Tab, gr.Tabs))]
+    tabs = [block for block in gradio_compat.components(demo).values() if isinstance(block, (gr.Tab, gr.Tabs))]
     written = {block_id(block) for block in tabs}
     for dependency in listeners(demo):
         if dependency.fn is not None:
@@ -151,8 +152,8 @@ def test_the_tab_bars_are_relabelled_in_the_browser_and_no_server_event_writes_a
     assert sorted(relabel.page for relabel in relabels) == sorted(pages)  # one per page with tabs
     for relabel in relabels:
         ((target, trigger),) = relabel.targets
-        assert (demo.blocks[target].elem_id, trigger) == (language.ELEM_ID, "change") and relabel.fn is None
-        assert demo.blocks[target].page == relabel.page  # the page's own switch
+        assert (gradio_compat.components(demo)[target].elem_id, trigger) == (language.ELEM_ID, "change") and relabel.fn is None
+        assert gradio_compat.components(demo)[target].page == relabel.page  # the page's own switch
         own = [tab for tab in labelled if tab.page == relabel.page]
         assert relabel.outputs == own and len(own) >= 3
         keys = json.loads(re.search(r"const keys = (\[.*?\])", relabel.js).group(1))
@@ -181,9 +182,9 @@ def test_every_page_event_reads_the_look_and_keeps_its_state_and_a_change_of_loo
     followed = {}
     for dependency in rerenders:
         before = listener(demo, dependency.trigger_after)
-        assert {demo.blocks[target].page for target, _ in before.targets} == {dependency.page}
+        assert {gradio_compat.components(demo)[target].page for target, _ in before.targets} == {dependency.page}
         followed.setdefault(dependency.page, []).extend(
-            (demo.blocks[target].elem_id, name) for target, name in before.targets)
+            (gradio_compat.components(demo)[target].elem_id, name) for target, name in before.targets)
     assert set(followed) == {module.PATH for module in site.PAGES}
     for page_path, triggers in followed.items():
         assert sorted(triggers) == [(language.ELEM_ID, "input"), (f"{screen.ELEM_ID}-report", "click")], page_path
@@ -288,15 +289,18 @@ def _visible_words(demo):
     """Every label, info, placeholder, Markdown/Button text and choice label of the visible app that is
     plain text rather than a translation key."""
     import gradio as gr
-    from gradio.components.api_component import Api
 
     from bg_demo.ui import common
 
     neutral = {label for role in ("encoder", "decoder") for label, _ in common.model_choices(role)}
     neutral |= set(text.NAMES.values()) | {"Language · 언어 · 言語"}
+    # the navigation: each page's name in every language, from its key (`ui.navigation`), the page's own shown
+    from bg_demo.ui import navigation, site
+
+    neutral |= {navigation(module, site.PAGES) for module in site.PAGES}
     found = []
-    for block in demo.blocks.values():
-        if getattr(block, "visible", True) in (False, "hidden") or isinstance(block, Api):
+    for block in gradio_compat.components(demo).values():
+        if getattr(block, "visible", True) in (False, "hidden") or gradio_compat.is_bare_value(block):
             continue  # the hidden buttons that carry the API endpoints, the page's width report, `gr.api`'s values
         words = [getattr(block, attr, None) for attr in ("label", "info", "placeholder")]
         if isinstance(block, (gr.Markdown, gr.Button, gr.HTML)):
@@ -475,7 +479,7 @@ def _rerenders(demo, after: str = "language") -> list:
     for dependency in listeners(demo):
         if getattr(dependency.fn, "__name__", "") == "rerender":
             before = listener(demo, dependency.trigger_after)
-            if [(demo.blocks[target].elem_id, name) for target, name in before.targets] == [trigger]:
+            if [(gradio_compat.components(demo)[target].elem_id, name) for target, name in before.targets] == [trigger]:
                 found.append(dependency)
     assert len({d.page for d in found}) == len(found) > 1  # one per page
     return found
@@ -748,7 +752,7 @@ def test_a_page_s_example_tables_one_per_language_share_one_fill_and_one_run():
     from bg_demo.ui.gradio_compat import block_id, listeners
 
     demo = build_demo()
-    tables = {block_id(block): block for block in demo.blocks.values() if isinstance(block, gr.Dataset)}
+    tables = {block_id(block): block for block in gradio_compat.components(demo).values() if isinstance(block, gr.Dataset)}
     fills = [d for d in listeners(demo) if getattr(d.fn, "__name__", "") == "fill"]
     assert len(tables) >= 30 and len(fills) * len(text.LANGS) == len(tables)
     numbers = {id(d): n for n, d in enumerate(listeners(demo))}
@@ -762,7 +766,7 @@ def test_a_page_s_example_tables_one_per_language_share_one_fill_and_one_run():
     from bg_demo.ui import strings
 
     korean, english = (strings.example_rows("fill_mask", lang)[1] for lang in ("ko", "en"))
-    (fill_mask,) = [d for d in fills if tables[d.targets[0][0]].raw_samples == strings.example_rows("fill_mask")]
+    (fill_mask,) = [d for d in fills if gradio_compat.example_rows(tables[d.targets[0][0]]) == strings.example_rows("fill_mask")]
     by_lang = {payloads._language(tables[target]): tables[target] for target, _ in fill_mask.targets}
     sent = fill_mask.fn(gr.SelectData(by_lang["ko"], {"index": 1, "value": korean}))
     assert len(korean) == 3 and [update["value"] for update in sent] == korean
@@ -782,10 +786,22 @@ def test_an_examples_click_that_names_no_row_fills_nothing():
     demo = build_demo()
     fill = next(d for d in listeners(demo) if getattr(d.fn, "__name__", "") == "fill")
     mine = {target for target, _ in fill.targets}
-    tables = [block for block in demo.blocks.values() if isinstance(block, gr.Dataset)]
+    tables = [block for block in gradio_compat.components(demo).values() if isinstance(block, gr.Dataset)]
     own = next(table for table in tables if block_id(table) in mine)
     other = next(table for table in tables if block_id(table) not in mine)
     assert any(update != gr.skip() for update in fill.fn(gr.SelectData(own, {"index": 0, "value": None})))
-    for target, index in ((other, 0), (own, len(own.raw_samples)), (own, "0"), (None, 0)):
+    for target, index in ((other, 0), (own, len(gradio_compat.example_rows(own))), (own, "0"), (None, 0)):
         sent = fill.fn(gr.SelectData(target, {"index": index, "value": None}))
         assert all(update == gr.skip() for update in sent), (target, index)
+
+
+def test_the_navigation_names_each_page_in_every_language_from_its_key():
+    import html
+
+    from bg_demo.ui import navigation, site
+
+    markup = navigation(site.PAGES[1], site.PAGES)
+    for module in site.PAGES:
+        for lang in text.LANGS:
+            assert f'<span class="bg-word bg-for-{lang}" lang="{lang}">{html.escape(text.t(module.TITLE, lang))}</span>' in markup
+    assert markup.count('aria-current="page"') == 1 and 'class="bg-nav-link bg-nav-fill-mask primary"' in markup

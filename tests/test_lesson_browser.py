@@ -16,6 +16,8 @@ from bg_demo import text
 from bg_demo.ui import lesson, site
 from bg_demo.ui.gradio_compat import MARKUP
 
+BUSY = json.dumps(MARKUP["busy"])  # an output still being computed or streamed
+
 expect.set_options(timeout=60_000)  # a run on a busy 2-core machine
 SIZES = {"phone": (390, 844), "projector": (1024, 768)}
 WHERE = f"{MARKUP['block']}.bg-lesson-where"  # the bar's line (its Markdown's box)
@@ -54,7 +56,7 @@ _WHERE = """() => {
 
 
 def _idle(page) -> None:
-    page.wait_for_function("() => window.__busy.length > 0 && !document.querySelector('.generating, .pending')",
+    page.wait_for_function(f"() => window.__busy.length > 0 && !document.querySelector({BUSY})",
                            timeout=90_000)
 
 
@@ -213,7 +215,7 @@ def test_a_teachers_lesson_made_from_their_links_opens_in_their_language_step_by
         if note:
             expect(where).to_contain_text(note)  # the teacher's words as written, markup shown as text
         _on_page(student, app_url, page_id, k)  # its own page, its address naming the step
-        expect(student.locator(f".bg-nav-{PATHS[page_id]}")).to_have_text(text.t(tab_key, "ko"))
+        expect(student.locator(f".bg-nav-{PATHS[page_id]}")).to_have_text(text.t(tab_key, "ko"), use_inner_text=True)
         student.wait_for_function("(value) => [...document.querySelectorAll('.bg-page textarea')]"
                                   ".some((box) => box.offsetParent && box.value === value)", arg=value)
         _idle(student)

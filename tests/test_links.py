@@ -6,6 +6,7 @@ import gradio as gr
 import pytest
 from playwright.sync_api import expect
 
+from bg_demo.ui import gradio_compat
 from bg_demo.ui.links import Links, Page, Run, convert
 
 
@@ -340,7 +341,7 @@ def test_a_next_token_link_restores_the_steps_taken(context, app_url):
     _visible(page, "role=button[name='Show the next-token distribution']").first.click()
     expect(_visible(page, "role=textbox[name='The text now']")).to_have_value("The cat sat on",
                                                                                                timeout=30_000)
-    steps = _visible(page, ".virtual-body [role=row]").filter(has_text="greedy")  # the "Steps taken" table's rows
+    steps = _visible(page, "role=row").filter(has_text="greedy")  # the "Steps taken" table's rows
     for n in (1, 2):
         _visible(page, "role=button[name='Take the greedy token']").first.click()
         expect(steps).to_have_count(n, timeout=30_000)
@@ -349,7 +350,7 @@ def test_a_next_token_link_restores_the_steps_taken(context, app_url):
     assert "steps=" in link
     other = context.new_page()
     other.goto(link)
-    restored = _visible(other, ".virtual-body [role=row]").filter(has_text="greedy")
+    restored = _visible(other, "role=row").filter(has_text="greedy")
     expect(restored).to_have_count(2, timeout=30_000)
     assert restored.all_inner_texts() == rows
 
@@ -374,7 +375,7 @@ def test_a_link_runs_a_page_through_the_event_its_button_and_enter_run():
     events = listeners(demo)
     changed = {target: d for d in events for target, name in d.targets if name == "change"}
     pages = {target: d for d in events for target, name in d.targets if name in ("click", "submit")}
-    triggers = [block for block in demo.blocks.values() if isinstance(block, gr.State) and block_id(block) in changed]
+    triggers = [block for block in gradio_compat.components(demo).values() if isinstance(block, gr.State) and block_id(block) in changed]
     shared = [changed[block_id(trigger)] for trigger in triggers
               if any(changed[block_id(trigger)] is d for d in pages.values())]
     assert len(shared) >= 18  # every tab's pages and sections that a link can run

@@ -289,7 +289,7 @@ def test_every_bad_input_to_a_tool_s_endpoint_gets_a_worded_message(served, tiny
     from tests.test_bad_inputs import battery_is_worded
 
     demo, url = served
-    every = demo.get_api_info()["named_endpoints"]
+    every = gradio_compat.api_info(demo)["named_endpoints"]
     endpoints = {name: e for name, e in every.items() if name.startswith(PREFIX)}
     assert len(endpoints) == len(TOOLS) + 3  # the tools, the prompt, the two resources
     battery_is_worded(url, endpoints, every["/generate"], tiny_dir)

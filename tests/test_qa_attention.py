@@ -13,6 +13,7 @@ from bg_demo.errors import InputError
 from bg_demo.figures.axes import MAX_TICK_LABELS, TICK_NUDGE
 from bg_demo.look import NARROW, PAGE_PADDING, Look
 from bg_demo.tiny_models import corpus_lines
+from bg_demo.ui import gradio_compat
 from tests.tolerance import tolerance
 
 WINDOW, STRIDE = 384, 128
@@ -268,7 +269,7 @@ def _switch(demo, state, lang, width, shown, controls):
     from tests.support.pages import SKIP, call
 
     (rerender,) = [d for d in listeners(demo) if getattr(d.fn, "__name__", "") == "rerender"
-                   and [(demo.blocks[t].elem_id, name) for t, name in listener(demo, d.trigger_after).targets]
+                   and [(gradio_compat.components(demo)[t].elem_id, name) for t, name in listener(demo, d.trigger_after).targets]
                    == [(language.ELEM_ID, "input")] and any(block is state for block in d.inputs)]
     assert rerender.page == "qa"
     controls = {block_id(block): value for block, value in controls.items()}

@@ -4,10 +4,13 @@ result is brought into view, and on a phone every figure has the width, with no 
 under the plot's label badge, and a text with a long unbroken word breaks rather than widen the page; every main tab
 is a link in the navigation; a link restores and runs its view."""
 
+import json
 import re
 
 import pytest
 from playwright.sync_api import expect
+
+from bg_demo.ui.gradio_compat import MARKUP
 
 expect.set_options(timeout=60_000)  # a run on a busy 2-core machine
 SIZES = {"phone": (390, 844), "projector": (1024, 768), "laptop": (1366, 768)}
@@ -15,6 +18,9 @@ MAIN_PAGES = ["Start here", "Fill-mask", "Sentiment", "Entities", "Q&A", "Next s
               "BERT vs GPT-2", "Pretraining", "Fine-tune or prompt?"]
 PLOT = ".js-plotly-plot .main-svg"
 # (page id, text of its first example, what only a finished run puts on screen)
+BUSY = json.dumps(MARKUP["busy"])  # an output still being computed or streamed
+BLOCK = json.dumps(MARKUP["block"])  # the box around a component
+
 PAGES = [
     ("fill_mask", "The cat sat on the [MASK].", PLOT),
     ("classify", "I loved this movie, the acting", PLOT),
@@ -67,7 +73,7 @@ _FIGURE_PROBLEMS = """(share) => {
         for (let j = i + 1; j < labels.length; j++)
           if (meets(labels[i][1], labels[j][1], 1)) problems.push(`${name}: "${labels[i][0]}" on "${labels[j][0]}"`);
     }
-    const block = plot.closest(".block"), badge = block && block.querySelector("[data-testid=block-label]");
+    const block = plot.closest(%(block)s), badge = block && block.querySelector("[data-testid=block-label]");
     const badgeBox = badge && badge.offsetParent ? badge.getBoundingClientRect() : null;
     for (const title of plot.querySelectorAll(".gtitle, .annotation-text, .cbtitle text, .g-xtitle text, .g-ytitle text")) {
       if (!title.textContent.trim()) continue;
@@ -77,7 +83,7 @@ _FIGURE_PROBLEMS = """(share) => {
     }
   }
   return problems;
-}"""
+}""".replace("%(block)s", BLOCK)
 
 
 def _figure_problems(page) -> list[str]:
@@ -86,7 +92,7 @@ def _figure_problems(page) -> list[str]:
 
 def _idle(page) -> None:
     """Wait until no output is still being computed or streamed."""
-    page.wait_for_function("() => !document.querySelector('.generating, .pending')", timeout=60_000)
+    page.wait_for_function(f"() => !document.querySelector({BUSY})", timeout=60_000)
 
 
 def _submitted(page):
@@ -413,11 +419,12 @@ def test_no_chart_toolbar_covers_a_charts_label_on_a_phone(browser, app_url):
     plot.hover()
     plot.tap()
     covered = page.evaluate("""() => [...document.querySelectorAll(".js-plotly-plot")].filter((plot) => plot.offsetParent)
-      .map((plot) => { const block = plot.closest(".block"), badge = block && block.querySelector("[data-testid=block-label]");
+      .map((plot) => { const block = plot.closest(%(block)s), badge = block && block.querySelector("[data-testid=block-label]");
         const bar = plot.querySelector(".modebar-container");
         if (!badge || !bar || !bar.getClientRects().length) return false;
         const a = badge.getBoundingClientRect(), b = bar.getBoundingClientRect();
-        return b.width > 0 && b.height > 0 && a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom; })""")
+        return b.width > 0 && b.height > 0 && a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom; })"""
+        .replace("%(block)s", BLOCK))
     assert covered and not any(covered)
     page.close()
 
@@ -465,10 +472,10 @@ def test_a_sliders_name_never_stands_upright_on_a_phone(browser, app_url, page_i
     expect(_visible(page, "input[type=range]").first).to_be_attached(timeout=60_000)
     page.wait_for_timeout(500)
     names = page.evaluate("""() => [...document.querySelectorAll("input[type=range]")].filter((r) => r.offsetParent)
-      .map((r) => { const name = r.closest(".block").querySelector("[data-testid=block-info]");
+      .map((r) => { const name = r.closest(%(block)s).querySelector("[data-testid=block-info]");
         const box = name.getBoundingClientRect();
         return [name.textContent.trim(), Math.round(box.width), Math.round(box.height),
-                parseFloat(getComputedStyle(name).lineHeight) || 20]; })""")
+                parseFloat(getComputedStyle(name).lineHeight) || 20]; })""".replace("%(block)s", BLOCK))
     assert names
     upright = [(name, w, h) for name, w, h, line in names if h > 1.5 * line and len(name) / round(h / line) < 4]
     assert upright == []

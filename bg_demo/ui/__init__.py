@@ -90,12 +90,28 @@ def build_page(demo: gr.Blocks, module, made: dict, every=site.PAGES) -> list:
 
 def nav(here, every=site.PAGES) -> None:
     """The app's pages as links, the page on screen marked, on as many lines as the screen needs. A link to a page
-    the student ran before opens it as they left it (the page's own link, run again: `links.HEAD`)."""
-    with gr.Row(elem_classes=["bg-nav"]):
-        for module in every:
-            gr.Button(t(module.TITLE), link=links.href(module.PATH), size="sm", min_width=0, scale=0,
-                      variant="primary" if module is here else "secondary",
-                      elem_classes=["bg-nav-link", f"bg-nav-{module.PATH or 'start'}"])
+    the student ran before opens it as they left it (the page's own link, run again: `links.HEAD`).
+
+    One block of plain links rather than a button per page: every page carries the navigation, and a button is a
+    component the page's document, its config and Gradio's client carry and walk (12 of them on every page). Each
+    link holds its name in every language, the page's language shown (assets/style.css, as the example tables)."""
+    gr.HTML(navigation(here, every), elem_classes=["bg-nav-block"], js_on_load=None, padding=False, container=False)
+
+
+def navigation(here, every=site.PAGES) -> str:
+    """The navigation's markup: a link per page (`bg-nav-<address>`, the page on screen `primary` and
+    `aria-current`), its name in each language (`bg-word bg-for-<lang>`)."""
+    import html
+
+    items = []
+    for module in every:
+        names = "".join(f'<span class="bg-word bg-for-{lang}" lang="{lang}">{html.escape(text.t(module.TITLE, lang))}</span>'
+                        for lang in text.LANGS)
+        current = ' aria-current="page"' if module is here else ""
+        kind = "primary" if module is here else "secondary"
+        items.append(f'<a class="bg-nav-link bg-nav-{module.PATH or "start"} {kind}" '
+                     f'href="{html.escape(links.href(module.PATH))}"{current}>{names}</a>')
+    return f'<nav class="bg-nav">{"".join(items)}</nav>'
 
 
 def launch_options() -> dict:

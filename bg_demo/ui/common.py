@@ -178,9 +178,11 @@ def examples(path, inputs, outputs, fn, labels=None, *, samples=None, all_inputs
             continue
         shown = samples(rows) if samples else rows
         given = inputs[: len(shown[0])]
-        with gr.Column(elem_classes=["bg-examples", f"bg-for-{lang}"]):
-            dataset = gr.Dataset(components=given, samples=shown, type="index", label=t("common.examples"),
-                                 sample_labels=labels(rows) if labels else None)
+        # marked with its language itself, in no column of its own: a column would be one more component per table
+        # and language, which the page's document, config and client all carry
+        dataset = gr.Dataset(components=given, samples=shown, type="index", label=t("common.examples"),
+                             sample_labels=labels(rows) if labels else None,
+                             elem_classes=["bg-examples", f"bg-for-{lang}"])
         in_words(dataset, given, lang)
         tables[dataset] = shown
     widest = inputs[: max(len(shown[0]) for shown in tables.values())]

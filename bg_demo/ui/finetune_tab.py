@@ -14,7 +14,7 @@ from bg_demo.backend.finetune import METHODS, RATES
 from bg_demo.config import LIMITS
 from bg_demo.errors import InputError
 from bg_demo.look import Look
-from bg_demo.ui import common, why
+from bg_demo.ui import common, gradio_compat, why
 from bg_demo.ui.links import Page
 from bg_demo.ui.page import Shown, Task, View
 from bg_demo.ui.session import SESSIONS, TUNED
@@ -399,10 +399,11 @@ def _status_js(role: str, freeze: bool) -> str:
     if not freeze:
         return f"() => {{ for (const box of {boxes}) delete box.dataset.bgFrozen; }}"
     words = json.dumps({lang: text.t("ft.status.stopping", lang) for lang in text.LANGS}, ensure_ascii=False)
+    text_of = json.dumps(gradio_compat.MARKUP["markdown_text"])
     return (f"() => {{ const words = {words}; "
             f"const lang = (document.documentElement.lang || 'en').toLowerCase().split(/[-_]/)[0]; "
             f"const say = words[lang] || words.en; "
-            f"for (const box of {boxes}) {{ const md = box.querySelector('.md'); "  # its words, not Gradio's timer
+            f"for (const box of {boxes}) {{ const md = box.querySelector({text_of}); "  # its words, not the timer
             f"const shown = md ? md.innerText.trim() : ''; "
             f"box.dataset.bgFrozen = shown ? `${{shown}} · ${{say}}` : say; }} }}")
 

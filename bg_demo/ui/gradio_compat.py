@@ -169,6 +169,11 @@ class LeanSession(SessionState):
             self._own = copy.copy(self._shared)
         self._own.blocks[key] = value
 
+    def copies(self) -> int:
+        """How many of the page's values this session holds a copy of: none until a handler changes a component
+        for it (then the whole table), and no deep-link copy ever."""
+        return len(self.config_values) + (0 if self._own is None else len(self._own.blocks))
+
     def _update_config(self, key: int) -> None:  # deep links only
         pass
 
@@ -284,6 +289,74 @@ def streaming(blocks, event_id) -> bool:
     """Whether `event_id` names a stream still open on the server (one the queue may no longer list).
     Private: `App.iterators`. No public API lists a server's open streams."""
     return event_id in getattr(getattr(blocks, "app", None), "iterators", {})
+
+
+# --- the API description ---------------------------------------------------------------------------------------------
+
+# What `payloads` reads to word the API description (the "Use via API" page, `/gradio_api/info`, gradio_client's
+# `view_api`, the MCP tools' schemas). Gradio builds it from the layout (`Blocks.get_api_info`), and its public means
+# do not do the job: a component's label is what the API shows, and the app's labels are `gr.I18n` keys, which only
+# the browser's pages translate (the API page showed "[object Object]"); `api_description=` words an endpoint, not its
+# values; an input's example is its component's own ("Hello!!", no sentence with a [MASK]), not the page's examples.
+
+
+def api_info(blocks, all_endpoints: bool = False) -> dict:
+    """The API description of `blocks` as Gradio serves it (`/gradio_api/info`), with what `describe_api` adds.
+    Private: `Blocks.get_api_info` (the route calls it; no public function returns the description)."""
+    return blocks.get_api_info(all_endpoints=all_endpoints)
+
+
+def describe_api(blocks, amend) -> None:
+    """Have every description of `blocks`' API (the route's, the MCP server's, `api_info`'s) pass through
+    `amend(info)`, which changes it in place. Private: `Blocks.get_api_info`, replaced on this instance (both the
+    route and the MCP server call it; neither has a hook)."""
+    import functools
+
+    make = blocks.get_api_info
+
+    @functools.wraps(make)
+    def get_api_info(*args, **kwargs):
+        info = make(*args, **kwargs)
+        amend(info)
+        return info
+
+    blocks.get_api_info = get_api_info
+
+
+def components(blocks) -> dict:
+    """Every block of `blocks` by its id (the ids the public config names: a listener's `inputs`, a Dataset's
+    `component_ids`). Private: `Blocks.blocks`. The config holds each component's props, not the object."""
+    return blocks.blocks
+
+
+def component(blocks, key):
+    """The block of `blocks` whose id is `key`, or None. Private: as `components`."""
+    return blocks.blocks.get(key)
+
+
+def in_api(block) -> bool:
+    """Whether the API lists this input or output of an endpoint (a State's, for one, is left out).
+    Private: `Component.skip_api`, what `Blocks.get_api_info` reads."""
+    return not block.skip_api
+
+
+def is_bare_value(block) -> bool:
+    """Whether a value of an endpoint is a function's parameter or result (`gr.api`, the tutor's tools) and no
+    component on a page. Private: `gradio.components.api_component.Api`, what `gr.api` makes for each value."""
+    from gradio.components.api_component import Api
+
+    return isinstance(block, Api)
+
+
+def example_rows(dataset) -> list:
+    """An example table's rows as the app gave them (`gr.Examples`' values, before each component's
+    postprocessing). Private: `Dataset.raw_samples`; its public `samples` hold the processed values."""
+    return dataset.raw_samples or []
+
+
+def container(block):
+    """The layout block `block` sits in, or None at the top. Private: `Block.parent` (no public API walks up)."""
+    return block.parent
 
 
 # --- the MCP server ---------------------------------------------------------------------------------------------------
@@ -405,4 +478,6 @@ MARKUP = {
     "tracker": "wrap",  # a component's status tracker (StatusTracker: div.wrap.<show_progress>) ...
     "tracker_shown": ["full", "minimal"],  # ... for show_progress "full" or "minimal" ...
     "tracker_idle": "hide",  # ... hidden (class "hide") once the output is computed
+    "busy": ".generating, .pending",  # a component whose output is being computed or streamed (its block's class)
+    "markdown_text": ".md",  # a gr.Markdown's rendered text, inside its block (the block also holds its timer)
 }

@@ -125,6 +125,20 @@ class Reader:
         # (fn, inputs, outputs, options) of events a change of language runs after the page's own relabelling
         # (`language.wire`): Gradio's client starts a change's listeners one after another, in the order they were made
         self.on_language: list[tuple] = []
+        self._endpoint: tuple | None = None
+
+    def endpoint_inputs(self) -> tuple:
+        """What every named endpoint of the page shares: the hidden button its listener hangs on (an API call names
+        the listener, never the button) and its optional trailing `lang` and `width` (a call that leaves both out
+        gets English and a wide page: `payloads.completed`). One of each per page, made with its first endpoint: each
+        endpoint's own would add three components per endpoint to what the page's document and its browser carry."""
+        if self._endpoint is None:
+            self._endpoint = (
+                gr.Button(visible=False),
+                gr.Textbox(text.DEFAULT, visible=False, label="lang", elem_classes=[payloads.LOOK_CLASS]),
+                gr.Number(looks.WIDE, visible=False, label="width", precision=0, elem_classes=[payloads.LOOK_CLASS]),
+            )
+        return self._endpoint
 
     @property
     def inputs(self) -> list:
@@ -241,10 +255,7 @@ class Task:
         self.handler = self._page_handler(compute)
         reader.views.append(View(self.state, render, list(outputs), error=self.error))
         if api_name:  # first, so that no private event of the page takes the name
-            endpoint = gr.Button(visible=False)
-            # optional: a call that leaves both out gets English and a wide page (`payloads.completed`)
-            lang = gr.Textbox(text.DEFAULT, visible=False, label="lang", elem_classes=[payloads.LOOK_CLASS])
-            width = gr.Number(looks.WIDE, visible=False, label="width", precision=0, elem_classes=[payloads.LOOK_CLASS])
+            endpoint, lang, width = reader.endpoint_inputs()
             former = [_alias(inputs[name], alias) for alias, name in self.aliases.items()]
             components = [*(_as_sent(component) for component in inputs.values()), lang, width, *former]
             # raw values, prepared inside the request: what the inputs cannot use is refused in the caller's words

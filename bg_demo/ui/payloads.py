@@ -22,11 +22,11 @@ import math
 from contextlib import aclosing
 
 import gradio as gr
-from gradio.components.api_component import Api  # what `gr.api` makes for each value
 
 from bg_demo import text
 from bg_demo.backend._common import encodable
 from bg_demo.errors import shown
+from bg_demo.ui import gradio_compat
 from bg_demo.ui.strings import words
 
 
@@ -152,7 +152,8 @@ def completed(blocks: gr.Blocks, data, *, api_name: str | None = None, fn_index=
     dependency = _endpoint(blocks, api_name, fn_index)
     if dependency is None or not isinstance(data, list):
         return None
-    inputs = [blocks.blocks[key] for key in dependency["inputs"] if key in blocks.blocks]
+    inputs = [block for block in map(functools.partial(gradio_compat.component, blocks), dependency["inputs"])
+              if block is not None]
     optional = 0
     while optional < len(inputs) and LOOK_CLASS in (inputs[-1 - optional].elem_classes or ()):
         optional += 1
@@ -176,11 +177,11 @@ def miscount(blocks: gr.Blocks, data, *, api_name: str | None = None, fn_index=N
     if dependency is None:
         return None
     inputs = dependency["inputs"]
-    listed = [key for key in inputs if key in blocks.blocks and not blocks.blocks[key].skip_api]
+    listed = [key for key in inputs if (block := gradio_compat.component(blocks, key)) and gradio_compat.in_api(block)]
     if len(data) in (len(inputs), len(listed)):
         return None
     endpoint = f"/{dependency['api_name']}"
-    described = blocks.get_api_info(all_endpoints=True)["named_endpoints"].get(endpoint, {})
+    described = gradio_compat.api_info(blocks, all_endpoints=True)["named_endpoints"].get(endpoint, {})
     names = [parameter["parameter_name"] for parameter in described.get("parameters", ())]
     return {"endpoint": endpoint, "count": len(listed), "plural": "" if len(listed) == 1 else "s",
             "names": ", ".join(names), "got": len(data)}
@@ -213,20 +214,17 @@ _UNLABELLED = {gr.JSON: "common.raw", gr.Markdown: "common.summary"}
 
 
 def describe(demo: gr.Blocks) -> None:
-    """Have the app's API description (which Gradio builds from the layout: `Blocks.get_api_info`) say what a
-    developer needs: each label in words (the page's labels are I18n keys, which only the browser's tabs
-    translate: the API page showed "[object Object]"), a name for each value the page shows without a label, and
-    as each input's example the first English example of its page (Gradio's own, "Hello!!", is no sentence with a
-    [MASK]), so that every call the page shows runs as shown. Read from the app's config (`demo.config`, what
+    """Have the app's API description (which Gradio builds from the layout) say what a developer needs: each label
+    in words (the page's labels are I18n keys, which only the browser's pages translate: the API page showed
+    "[object Object]"), a name for each value the page shows without a label, and as each input's example the
+    first English example of its page (Gradio's own, "Hello!!", is no sentence with a [MASK]), so that every call
+    the page shows runs as shown. Read from the app's config (`demo.config`, what
     `/config` sends every client): which components each named endpoint takes and gives, and each example table's."""
-    make = demo.get_api_info
-    # read from the layout as built: once a student had clicked an example in a browser, its table no longer read as
-    # inside its language's column (`block.parent`), and the API page showed Gradio's "Hello!!" for the text it fills
+    # read from the layout as built, once: read again after a student had clicked an example in a browser, a table
+    # could read as in no language, and the API page showed Gradio's "Hello!!" for the text it fills
     shown = _first_examples(demo)
 
-    @functools.wraps(make)
-    def get_api_info(*args, **kwargs):
-        info = make(*args, **kwargs)
+    def amend(info: dict) -> None:
         values = _endpoints(demo)
         for name, endpoint in info.get("named_endpoints", {}).items():
             inputs, outputs = values.get(name, ((), ()))
@@ -237,16 +235,16 @@ def describe(demo: gr.Blocks) -> None:
                     parameter["parameter_name"], shown.get(key, parameter["example_input"])))
             for (_, component), output in zip(outputs, endpoint["returns"]):
                 output["label"] = text.t("common.raw", text.DEFAULT) if _bare(component) else _named(component)
-        return info
 
-    demo.get_api_info = get_api_info
+    gradio_compat.describe_api(demo, amend)
 
 
 def _endpoints(demo: gr.Blocks) -> dict:
     """"/name" -> ([(id, component) of each input], [(id, component) of each output]) of every named endpoint, the
-    values the API leaves out (`skip_api`) left out, as `Blocks.get_api_info` lists them."""
+    values the API leaves out (a State's) left out, as Gradio's API description lists them."""
     def values(ids) -> list:
-        return [(key, demo.blocks[key]) for key in ids if key in demo.blocks and not demo.blocks[key].skip_api]
+        blocks = [(key, gradio_compat.component(demo, key)) for key in ids]
+        return [(key, block) for key, block in blocks if block is not None and gradio_compat.in_api(block)]
 
     return {f"/{dependency['api_name']}": (values(dependency["inputs"]), values(dependency["outputs"]))
             for dependency in demo.config["dependencies"] if dependency.get("api_name")}
@@ -254,7 +252,7 @@ def _endpoints(demo: gr.Blocks) -> dict:
 
 def _bare(component) -> bool:
     """Whether a value is a function's parameter or result (`gr.api`), with no component on the page."""
-    return isinstance(component, Api)
+    return gradio_compat.is_bare_value(component)
 
 
 def _named(component) -> str:
@@ -279,18 +277,19 @@ def _first_examples(demo: gr.Blocks) -> dict:
     """component id -> its value in the first English example table that fills it."""
     found: dict = {}
     for config in demo.config["components"]:
-        block = demo.blocks.get(config["id"])
-        if isinstance(block, gr.Dataset) and _language(block) == text.DEFAULT and block.raw_samples:
-            for key, value in zip(config["props"].get("component_ids", ()), block.raw_samples[0]):
+        block = gradio_compat.component(demo, config["id"])
+        rows = gradio_compat.example_rows(block) if isinstance(block, gr.Dataset) else []
+        if rows and _language(block) == text.DEFAULT:
+            for key, value in zip(config["props"].get("component_ids", ()), rows[0]):
                 found.setdefault(key, value)
     return found
 
 
 def _language(block) -> str | None:
-    """The language an example table is shown in (`common.examples` puts it in a column marked bg-for-<lang>)."""
+    """The language an example table is shown in (`common.examples` marks it bg-for-<lang>)."""
     while block is not None:
         for name in getattr(block, "elem_classes", None) or ():
             if name.startswith("bg-for-"):
                 return name.removeprefix("bg-for-")
-        block = block.parent
+        block = gradio_compat.container(block)
     return None

@@ -169,7 +169,7 @@ def _schemas(blocks) -> dict:
     """{tool name as listed: ({argument: JSON schema}, [required arguments])}, from the API description of each
     tool's endpoint, as Gradio's MCP server builds each tool's input schema (once per app: it never changes)."""
     if blocks not in _SCHEMAS:
-        endpoints = blocks.get_api_info()["named_endpoints"]
+        endpoints = gradio_compat.api_info(blocks)["named_endpoints"]
         found = {}
         for fn in tutor.TOOLS:
             parameters = endpoints.get(f"/{PREFIX}{fn.__name__}", {}).get("parameters", [])
