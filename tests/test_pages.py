@@ -26,7 +26,7 @@ def _example_module() -> types.ModuleType:
 
 
 def test_each_page_module_declares_what_the_page_list_needs_and_its_ids_are_the_pages_it_builds():
-    from bg_demo.ui import build_demo, site
+    from bg_demo.ui import build_demo, site, tutor_tools
     from bg_demo.ui.gradio_compat import listeners
 
     assert site.PAGES[0].PATH == "" and len({module.PATH for module in site.PAGES}) == len(site.PAGES)
@@ -39,7 +39,11 @@ def test_each_page_module_declares_what_the_page_list_needs_and_its_ids_are_the_
     for module in site.PAGES:
         assert set(module.IDS) == built.get(module.PATH, set()), module.__name__
     config = demo.get_config_file()
-    assert [path for path, *_ in config["pages"]] == [module.PATH for module in site.PAGES]
+    # the app's pages, then the tutor's tools on their own (out of the navigation: every page's `api` values counted
+    # where they are, not on the Start page)
+    assert [path for path, *_ in config["pages"]] == [*(module.PATH for module in site.PAGES), tutor_tools.PATH]
+    assert not [c for c in config["page"][tutor_tools.PATH]["components"] if c in config["page"][""]["components"]]
+    assert len(config["page"][""]["components"]) < 60
     for module in site.PAGES:
         count = len(config["page"][module.PATH]["components"])
         assert count <= MOST_COMPONENTS.get(module.PATH, 150), (module.PATH, count)

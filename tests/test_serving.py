@@ -215,7 +215,7 @@ def test_every_page_keeps_to_its_budget_and_carries_nothing_its_browser_never_re
         assert columns == {f"bg-page-{module.TAB_ID}"}, module.PATH
         (navigation,) = [c for c in components if "bg-nav-block" in (c["props"].get("elem_classes") or [])]
         assert navigation["props"]["value"].count('class="bg-nav-link') == len(site.PAGES), module.PATH
-        assert 50 < len(components) < 300, (module.PATH, len(components))
+        assert 40 < len(components) < 300, (module.PATH, len(components))
     start = _own(_page(app_url, "gzip").content)  # the Start page: its guided steps; Generate: its three parts
     assert any("bg-step" in (c["props"].get("elem_classes") or []) for c in start)
     assert not any(c["type"] == "tabitem" for c in start)

@@ -352,6 +352,15 @@ EN = {
     "lesson.too_much": "This lesson's pages hold {count} characters of text; a lesson may hold at most {most}. Shorten the pages' texts, or make two lessons.",
     "lesson.damaged": "This lesson's link is damaged or cut short, so its steps cannot be read. Ask for the link again and copy it whole.",
     # start here
+    "tutor.tab": "AI tutor's tools",
+    "tutor.page": (
+        "### The AI tutor's tools\n\n"
+        "This page holds the endpoints an AI assistant calls through the app's MCP server "
+        "(`/gradio_api/mcp/`): fill a mask, classify, find entities, answer, generate, look inside. "
+        "The API link at the foot of the page lists them with what each takes; the app's own pages are in the "
+        "navigation "
+        "of the [Start page](./)."
+    ),
     "start.tab": "Start here",
     "start.intro": (
         "**BERT** (Google, 2018) and **GPT-2** (OpenAI, 2019) are both stacks of transformer layers "

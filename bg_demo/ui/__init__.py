@@ -46,7 +46,7 @@ def build_demo(pages=site.PAGES) -> gr.Blocks:
     # delete_cache: files made for downloads are removed after an hour, so a busy Space does not fill its disk
     serving.use_lean_sessions()
     demo = gr.Blocks(title=TITLE, fill_width=True, delete_cache=(3600, 3600))
-    serving.PAGE_PATHS.update(module.PATH for module in pages)  # the pages `serving.PageCache` keeps
+    serving.PAGE_PATHS.update([*(module.PATH for module in pages), tutor_tools.PATH])  # the pages `PageCache` keeps
     made: dict[str, links.Page] = {}  # every page's links, for a teacher's lesson (filled as the pages are built)
     for module in pages:
         # the Start page is the app's own (what `with demo` builds before any route); each other page its own route,
@@ -54,10 +54,16 @@ def build_demo(pages=site.PAGES) -> gr.Blocks:
         with demo if not module.PATH else demo.route(text.t(module.TITLE), module.PATH,
                                                      show_in_navbar=False):
             if module is start_tab:
-                tools = tutor_tools.register()  # first: the MCP tools take their plain names (`fill_mask`, ...)
                 # a closed page's generations are cancelled when Gradio notices the page is gone (any page's session)
                 demo.unload(SESSIONS.leave)
             made.update({p.id: p for p in build_page(demo, module, made, pages)})
+    # the AI tutor's tools (MCP), on a page of their own out of the navigation: each `gr.api` value is a component of
+    # the page that holds it, and on the Start page their 76 made it a page of 125 components for every first visit
+    # (its main-thread CPU on a 4x-throttled phone 0.3 s more: bench/page_weight.py)
+    with demo.route(text.t("tutor.tab"), tutor_tools.PATH, show_in_navbar=False):
+        gr.Navbar(visible="hidden")
+        gr.Markdown(t("tutor.page"), elem_classes=["bg-about"])
+        tools = tutor_tools.register()
     tutor_tools.hide_pages(demo, keep=tools)  # the pages' endpoints stay on the API page, not among the MCP tools
     # api_open=False: no endpoint runs around the queue (`/run/<name>`), so its fair turn and shares hold (a Space's
     # default; elsewhere Gradio opens them)

@@ -220,6 +220,13 @@ def _signature(names: list[str]) -> inspect.Signature:
     ])
 
 
+def endpoint_function(api_name: str) -> str:
+    """The name of a page endpoint's function. Not the endpoint's own: Gradio's MCP server names each tool after its
+    function, giving a later function of the same name another (`classify_1`), and it counts the page endpoints it
+    leaves out (`tutor_tools.hide_pages`): the tutor's tools, on a page built after the others, keep their names."""
+    return f"page_{api_name}"
+
+
 def _with_signature(fn, name: str, names: list[str]):
     fn.__name__ = fn.__qualname__ = name
     fn.__signature__ = _signature(names)
@@ -350,7 +357,7 @@ class Task:
                 except Exception as exc:
                     raise refused(exc, look) from None
 
-            return _with_signature(streamed, self.api_name, names)
+            return _with_signature(streamed, endpoint_function(self.api_name), names)
 
         def api(*args):
             values, lang, width, request, progress = split(args)
@@ -360,7 +367,7 @@ class Task:
             except Exception as exc:
                 raise refused(exc, look) from None
 
-        return _with_signature(api, self.api_name, names)
+        return _with_signature(api, endpoint_function(self.api_name), names)
 
     def also(self, compute, inputs: list, *, with_result: bool = False) -> tuple:
         """Another way to compute the page's result (a step from the one on screen: `compute(result, *inputs)` with

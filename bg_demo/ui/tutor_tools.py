@@ -51,9 +51,12 @@ LIMITS_OF = {"generate": LIMITS.batch_rows,
 payloads.EXAMPLES.update({f"/{PREFIX}{name}": example for name, example in tutor.EXAMPLES.items()})
 
 
+PATH = "tutor"  # the page holding the tools' endpoints (/tutor): out of the navigation, a line on what they are
+
+
 def register() -> list[str]:
-    """Add the tools, the prompt and the resources to the Blocks being built (first, so that the tools take their
-    plain names); returns the endpoint names."""
+    """Add the tools, the prompt and the resources to the Blocks being built (their own page: `PATH`); returns the
+    endpoint names."""
     names = []
     for fn in tutor.TOOLS:
         name = PREFIX + fn.__name__

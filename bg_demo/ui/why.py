@@ -100,7 +100,7 @@ def section(reader, explain, inputs: dict, *, page_id: str, api_name: str, link=
             result = explain(*given, _choice(layer_value), _choice(head_value), **options)
             return result, link(*given) if link is not None else None
 
-        why.__name__ = api_name
+        why.__name__ = api_name  # its page event: "<api_name>_in_page"; its endpoint: `page.endpoint_function`
 
         def render(found, look: Look):
             result, text = found
