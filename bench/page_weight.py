@@ -75,8 +75,7 @@ def models() -> None:
     os.environ["BG_DEMO_MODEL_DIR"] = folder
 
 
-SETTINGS = ("as Gradio sends it", "+ gzip", "+ trimmed", "+ device fonts (the app)")  # `settings`, in order
-APP = SETTINGS[-1]
+APP = "+ device fonts (the app)"  # the setting `bg_demo.ui.launch` uses (`settings`' last)
 
 
 def settings() -> dict:
@@ -97,7 +96,7 @@ def settings() -> dict:
         "as Gradio sends it": without(GZipMiddleware, serving.Lighter, web_fonts=True),
         "+ gzip": without(serving.Lighter, web_fonts=True),
         "+ trimmed": without(web_fonts=True),
-        "+ device fonts (the app)": without(),
+        APP: without(),
     }
 
 
@@ -316,7 +315,7 @@ def main() -> int:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            for name in SETTINGS:
+            for name in settings():  # its names (each measured with its options read once the app is built)
                 if not args.app_only or name == APP:
                     rows.append(measure(name, name, browser, link, args.repeats, args.cpu_throttle))
             rows.append(measure("the app, on loopback", APP, browser, None, args.repeats, args.cpu_throttle,

@@ -331,7 +331,7 @@ def components(blocks) -> dict:
 
 def component(blocks, key):
     """The block of `blocks` whose id is `key`, or None. Private: as `components`."""
-    return blocks.blocks.get(key)
+    return components(blocks).get(key)
 
 
 def in_api(block) -> bool:

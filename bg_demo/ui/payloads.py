@@ -152,8 +152,7 @@ def completed(blocks: gr.Blocks, data, *, api_name: str | None = None, fn_index=
     dependency = _endpoint(blocks, api_name, fn_index)
     if dependency is None or not isinstance(data, list):
         return None
-    inputs = [block for block in map(functools.partial(gradio_compat.component, blocks), dependency["inputs"])
-              if block is not None]
+    inputs = [block for key in dependency["inputs"] if (block := gradio_compat.component(blocks, key)) is not None]
     optional = 0
     while optional < len(inputs) and LOOK_CLASS in (inputs[-1 - optional].elem_classes or ()):
         optional += 1

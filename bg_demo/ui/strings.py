@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -90,7 +91,11 @@ I18N = gr.I18n()  # makes the labels' keys while the pages are built; `i18n` giv
 
 
 def i18n() -> gr.I18n:
-    """The translations the browser gets (a launch option): read once every page is built, with every derived label."""
+    """The translations the browser gets (a launch option): read once every page is built, with every derived label.
+    Read before any page is built it holds no label's words, and every page would show its keys: said in the log."""
+    if not _SENT:
+        logging.getLogger(__name__).warning("the translations were read before any page was built: labels will show "
+                                            "their keys (build the app first, then read its launch options)")
     return gr.I18n(**translations())
 
 
