@@ -805,3 +805,16 @@ def test_the_navigation_names_each_page_in_every_language_from_its_key():
         for lang in text.LANGS:
             assert f'<span class="bg-word bg-for-{lang}" lang="{lang}">{html.escape(text.t(module.TITLE, lang))}</span>' in markup
     assert markup.count('aria-current="page"') == 1 and 'class="bg-nav-link bg-nav-fill-mask primary"' in markup
+
+
+def test_translations_read_before_any_page_is_built_say_so(monkeypatch, caplog):
+    """Launch options read before the app is built would send no label's words (every page showing its keys)."""
+    from bg_demo.ui import strings
+
+    monkeypatch.setattr(strings, "_SENT", set())
+    strings.i18n()
+    assert "before any page was built" in caplog.text
+    caplog.clear()
+    monkeypatch.setattr(strings, "_SENT", {"start.tab"})
+    strings.i18n()
+    assert "before any page was built" not in caplog.text
