@@ -30,6 +30,12 @@ the two are printed one after the other, then side by side: the first visit unti
 tab bar before, the page's navigation now), its CPU, and opening another part of the app (a tab's first selection
 before, a page from the navigation now).
 
+Last, the guided lesson as a student follows it (`?lesson=guided&step=1`, then Next to the last step, the CPU
+throttled, on loopback): the seconds from each Next until the step's own result is shown (its run done: every output
+block of the page that went busy is idle again). With `--before REV`, the revision's app (`python app.py` in its copy)
+is walked first by the same code, in the same run, and the two are printed side by side: the same links and the
+same bar (`.bg-lesson-next`, `.bg-lesson-where`) in both builds, a tab switch then, a page now.
+
 The bytes depend on nothing else; the seconds also on this machine's CPU (on a shared machine, compare rows of one
 run only). Uvicorn speaks HTTP/1.1, so the browser fetches Gradio's ~80 script and style modules six at a time,
 each paying the link's latency; behind an HTTPS proxy that speaks HTTP/2 to browsers they share one connection.
@@ -61,6 +67,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--
 TAB_BAR = ".bg-nav"  # the app's navigation: every page shows it with the page
 PAGE = ".bg-page"  # a page's own content (ui/__init__.py `build_page`)
 SETTLE_SECONDS = 2.0  # a visit is over when nothing new has loaded for this long (the heartbeat stream stays open)
+READ_MS = 4000  # a lesson's student reads each step's result this long before Next (the page's scrolling, 3 s, over)
 SETTLE_MOST = 30.0  # or this long after the tab bar showed, whatever still trickles in
 
 
@@ -76,6 +83,7 @@ def models() -> None:
 
 
 APP = "+ device fonts (the app)"  # the setting `bg_demo.ui.launch` uses (`settings`' last)
+SETTINGS = ("as Gradio sends it", "+ gzip", "+ trimmed", APP)  # `settings`' names, in order
 
 
 def settings() -> dict:
@@ -92,12 +100,8 @@ def settings() -> dict:
             options["theme"] = gr.themes.Soft(primary_hue="blue")
         return {**options, "app_kwargs": {**options["app_kwargs"], "middleware": kept}}
 
-    return {
-        "as Gradio sends it": without(GZipMiddleware, serving.Lighter, web_fonts=True),
-        "+ gzip": without(serving.Lighter, web_fonts=True),
-        "+ trimmed": without(web_fonts=True),
-        APP: without(),
-    }
+    return dict(zip(SETTINGS, (without(GZipMiddleware, serving.Lighter, web_fonts=True),
+                               without(serving.Lighter, web_fonts=True), without(web_fonts=True), without())))
 
 
 class Visit:
@@ -248,14 +252,95 @@ def measure(name: str, setting: str, browser, link: dict | None, repeats: int, t
                          for label, _ in switched[0]] if switched else [], "pages": every}
 
 
-def before(revision: str, args) -> str:
-    """The output of `revision`'s own bench/page_weight.py, run from a copy of that revision on this run's models."""
+# Records each output block that goes busy (a status tracker shown: Gradio's markup, as gradio_compat names it),
+# outside the page's header and lesson bar; an init script, so it runs again on each page a lesson opens. The bench
+# reads the installed Gradio's markup for both builds (the same Gradio).
+_BUSY_RECORD = """((GRADIO) => {
+  window.__busy = [];
+  new MutationObserver((mutations) => {
+    for (const m of mutations) {
+      const el = m.target;
+      if (!(el instanceof Element) || !el.classList.contains(GRADIO.tracker)) continue;
+      if (!GRADIO.tracker_shown.some((name) => el.classList.contains(name))) continue;
+      const block = el.closest(GRADIO.block);
+      if (block && !block.closest(".bg-lesson, .bg-header, .bg-error") && !window.__busy.includes(block)) window.__busy.push(block);
+    }
+  }).observe(document, {subtree: true, attributes: true, attributeFilter: ["class"]});
+})(%s);"""
+
+
+def lesson_steps(browser, url: str, throttle: float) -> list[tuple[int, float]]:
+    """The guided lesson walked as a student walks it: (step, seconds from Next until that step's result is shown:
+    its run done)."""
+    import json
+
+    from bg_demo.ui.gradio_compat import MARKUP
+
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
+                                  has_touch=True)
+    page = context.new_page()
+    page.add_init_script(_BUSY_RECORD % json.dumps(MARKUP))
+    if throttle > 1:  # the CPU of each page the lesson opens: the session follows the tab from page to page
+        context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": throttle})
+    # done: an output of the step went busy (a block with no field to type in or pick: the fields a link fills go
+    # busy too, as Gradio's client marks an event's inputs) and nothing is busy any more
+    idle = """() => {
+      const control = (block) => [...block.querySelectorAll("input:not([disabled]):not([type=hidden]), " +
+        "textarea:not([disabled]):not([readonly]), select:not([disabled])")].length > 0;
+      return window.__busy.some((block) => block.isConnected && !control(block)) && !document.querySelector(%s);
+    }""" % json.dumps(MARKUP["busy"])
+    times = []
+    try:
+        page.goto(url + "?lesson=guided&step=1")
+        page.wait_for_function(idle, timeout=120_000)
+        for k in range(2, 100):
+            next_ = page.locator(".bg-lesson-next")
+            if next_.is_disabled():
+                break
+            page.wait_for_timeout(READ_MS)  # the student reads the result, and the page has settled, before Next
+            page.evaluate("window.__busy = []")
+            start = time.monotonic()
+            next_.click()
+            page.wait_for_url(re.compile(rf"[?&]step={k}(&|$)"), timeout=120_000)
+            page.wait_for_function(idle, timeout=120_000, polling=50)
+            times.append((k, time.monotonic() - start))
+    finally:
+        context.close()
+    return times
+
+
+def serve(folder: str, port: int) -> subprocess.Popen:
+    """The app of the tree at `folder` (`python app.py`: its own launch options) on loopback at `port`, started."""
+    server = subprocess.Popen([sys.executable, "app.py"], cwd=folder, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL,
+                              env={**os.environ, "PYTHONPATH": folder, "GRADIO_SERVER_NAME": "127.0.0.1",
+                                   "GRADIO_SERVER_PORT": str(port)})
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5)
+            return server
+        except OSError:
+            if server.poll() is not None:
+                raise RuntimeError(f"the app in {folder} exited ({server.returncode})") from None
+            time.sleep(1)
+    server.kill()
+    raise RuntimeError(f"the app in {folder} did not start")
+
+
+def copy_of(revision: str) -> str:
+    """A copy of `revision`'s tree (`git archive`), removed at exit."""
     root = Path(__file__).resolve().parent.parent
     copy = tempfile.mkdtemp(prefix="bg-demo-before-")
     atexit.register(shutil.rmtree, copy, ignore_errors=True)
     archive = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", revision], check=True,
                              capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", copy], input=archive, check=True)
+    return copy
+
+
+def before(revision: str, args, copy: str) -> str:
+    """The output of `revision`'s own bench/page_weight.py, run from its copy on this run's models."""
     command = [sys.executable, "bench/page_weight.py", "--down", str(args.down), "--up", str(args.up), "--latency",
                str(args.latency), "--cpu-throttle", str(args.cpu_throttle), "--repeats", str(args.repeats)]
     run = subprocess.run(command + (["--app-only"] if args.app_only else []), cwd=copy, capture_output=True,
@@ -305,23 +390,37 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=1, help="visits per setting (medians are shown)")
     parser.add_argument("--app-only", action="store_true", help="only the app's own setting, on the link and on loopback")
     parser.add_argument("--before", metavar="REV", help="a git revision measured first in the same run, side by side")
+    parser.add_argument("--lesson-only", action="store_true", help="only the guided lesson's steps")
     args = parser.parse_args()
     link = {"latency": args.latency, "downloadThroughput": args.down * 1000 / 8, "uploadThroughput": args.up * 1000 / 8}
     models()
-    earlier = before(args.before, args) if args.before else ""
+    old_tree = copy_of(args.before) if args.before else None
+    earlier = before(args.before, args, old_tree) if args.before and not args.lesson_only else ""
     from playwright.sync_api import sync_playwright
 
-    rows = []
+    rows, steps = [], {}
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            for name in settings():  # its names (each measured with its options read once the app is built)
-                if not args.app_only or name == APP:
-                    rows.append(measure(name, name, browser, link, args.repeats, args.cpu_throttle))
-            rows.append(measure("the app, on loopback", APP, browser, None, args.repeats, args.cpu_throttle,
-                                switches=True, pages=True))
+            if not args.lesson_only:
+                for name in SETTINGS:  # each measured with its options read once the app is built (`measure`)
+                    if not args.app_only or name == APP:
+                        rows.append(measure(name, name, browser, link, args.repeats, args.cpu_throttle))
+                rows.append(measure("the app, on loopback", APP, browser, None, args.repeats, args.cpu_throttle,
+                                    switches=True, pages=True))
+            trees = {**({"before": old_tree} if old_tree else {}), "now": str(Path(__file__).resolve().parent.parent)}
+            for port, (name, tree) in enumerate(trees.items(), start=7890):
+                server = serve(tree, port)
+                try:
+                    steps[name] = lesson_steps(browser, f"http://127.0.0.1:{port}/", args.cpu_throttle)
+                finally:
+                    server.terminate()
+                    server.wait(30)
         finally:
             browser.close()
+    if args.lesson_only:
+        lesson_table(steps, args.before)
+        return 0
     if earlier:
         print(f"=== before: {args.before} (its own bench/page_weight.py) ===\n{earlier}\n=== now ===")
     print(f"first visit on {args.down:g} kbit/s down, {args.up:g} kbit/s up, {args.latency:g} ms latency; "
@@ -346,7 +445,22 @@ def main() -> int:
         print(f"  {label[:40]:40s} {seconds:6.2f} s")
     if earlier:
         side_by_side(args.before, read_before(earlier), rows)
+    lesson_table(steps, args.before)
     return 0
+
+
+def lesson_table(steps: dict, revision: str | None) -> None:
+    print("\nthe guided lesson, each step from Next until its result shows (seconds; on loopback, the CPU throttled):")
+    names = list(steps)
+    print(f"  {'step':>5s} " + " ".join(f"{(revision if n == 'before' else n):>9s}" for n in names)
+          + ("    ratio" if len(names) == 2 else ""))
+    for row in zip(*(steps[n] for n in names)):
+        ratio = f" {row[1][1] / row[0][1]:7.2f}x" if len(row) == 2 else ""
+        print(f"  {row[0][0]:5d} " + " ".join(f"{seconds:8.2f}s" for _, seconds in row) + ratio)
+    for what, pick in (("median", statistics.median), ("slowest", max)):
+        figures = [pick(seconds for _, seconds in steps[n]) for n in names]
+        ratio = f" {figures[1] / figures[0]:7.2f}x" if len(figures) == 2 else ""
+        print(f"  {what:>5s} " + " ".join(f"{f:8.2f}s" for f in figures) + ratio)
 
 
 if __name__ == "__main__":

@@ -115,14 +115,14 @@ def test_a_shared_link_restores_its_tab_and_inputs(page, app_url):
 
 
 def test_the_copy_link_control_makes_a_link_that_reopens_the_example(page, browser, app_url):
-    _go(page, app_url, "generate", "Logit lens")
+    _go(page, app_url, "next-token", "Logit lens")
     _visible(page, "textarea").first.fill("one two three four")
     _visible(page, "role=button[name='Link to this']").first.click()
     link = _visible(page, ".bg-share-url textarea, .bg-share-url input").first
     expect(link).to_have_value(re.compile(r"tab=logit_lens&text=one\+two\+three\+four"))
     other = browser.new_page()
     other.goto(link.input_value())
-    expect(_shown(other, "generate")).to_be_visible(timeout=30_000)
+    expect(_shown(other, "next-token")).to_be_visible(timeout=30_000)
     expect(other.get_by_role("tab", name="Logit lens", exact=True)).to_have_attribute("aria-selected", "true")
     expect(other.locator("textarea >> visible=true").first).to_have_value("one two three four")
     other.close()

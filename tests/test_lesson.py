@@ -73,9 +73,19 @@ def _bar(links, updates) -> list:
 
 
 def _turn(app, links, by: int, shown, lang: str) -> tuple:
-    """Previous (-1) or Next (+1) as the page takes it: the bar's query, handed over at the page on screen, which
-    sends the browser to the step's page when it is another (as a new entry of its history)."""
-    return app.visit(links.bar.turn(by, shown, lang), links.here, lang)
+    """Previous (-1) or Next (+1) as the page takes it (`Links.turned`): the step's page, when it is another, gone
+    to straight away (as a new entry of the browser's history, which hands its query over with the page's
+    language); else the step's query, handed over at the page on screen."""
+    query, away = links.turned(by, shown, lang)
+    if away == gr.skip():
+        assert not links.elsewhere(query)  # a step on another page is gone to at once: no second round trip
+        return app.visit(query, links.here, lang)
+    assert query == gr.skip()
+    target = urlsplit(away.lstrip("+"))
+    here = "" if target.path in ("./", "") else target.path
+    found, opening, updates, gone = app.visit(f"?{target.query}&{LANG_ASKED}={lang}", here, lang)
+    assert gone == []  # no detour once there
+    return found, opening, updates, [away]
 
 
 def _value(update):

@@ -79,7 +79,7 @@ def size(request):
     return request.param
 
 
-_TABS = {"generate": "generate_text", "ft_checkpoint": "ft_summary"}  # a tab whose id is not its page's
+_TABS = {"ft_checkpoint": "ft_summary"}  # a tab whose id is not its page's
 
 
 def _module(page_id: str):

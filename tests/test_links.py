@@ -201,7 +201,7 @@ def lab():
         reader = _reader()
         model = common.model_picker("decoder")
         with gr.Tabs():
-            page = next_token_tab.build(reader, model)
+            page = next_token_tab.build_lab(reader, model)
     return next_token_tab, page
 
 
@@ -335,7 +335,7 @@ def test_a_link_to_the_decoder_shows_the_decoders_checkpoint_in_the_picker(conte
 
 def test_a_next_token_link_restores_the_steps_taken(context, app_url):
     page = context.new_page()
-    page.goto(app_url + "generate")
+    page.goto(app_url + "next-token")
     _visible(page, "role=tab[name='Next-token lab']").first.click()
     _visible(page, "role=textbox[name='Text so far']").first.fill("The cat sat on")
     _visible(page, "role=button[name='Show the next-token distribution']").first.click()

@@ -123,7 +123,7 @@ def screen(browser, app_url, size):
 
 # how a student reaches each part of a page: its page's address (`bg_demo.ui.site`), then its sub-tab (the text key
 # of its label)
-SUB_TABS = {"generate": "generate.sub", "next_token": "lab.sub", "logit_lens": "lens.sub", "mlm": "pre.mlm",
+SUB_TABS = {"next_token": "lab.sub", "logit_lens": "lens.sub", "mlm": "pre.mlm",
             "embeddings": "pre.embeddings", "causal": "pre.causal"}
 
 

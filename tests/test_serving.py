@@ -216,12 +216,11 @@ def test_every_page_keeps_to_its_budget_and_carries_nothing_its_browser_never_re
         (navigation,) = [c for c in components if "bg-nav-block" in (c["props"].get("elem_classes") or [])]
         assert navigation["props"]["value"].count('class="bg-nav-link') == len(site.PAGES), module.PATH
         assert 40 < len(components) < 300, (module.PATH, len(components))
-    start = _own(_page(app_url, "gzip").content)  # the Start page: its guided steps; Generate: its three parts
+    start = _own(_page(app_url, "gzip").content)  # the Start page: its guided steps; Next token: its two parts
     assert any("bg-step" in (c["props"].get("elem_classes") or []) for c in start)
     assert not any(c["type"] == "tabitem" for c in start)
-    generate = _own(_page(app_url, "gzip", "generate").content)
-    assert {"generate_text", "next_token", "logit_lens"} <= {c["props"].get("id") for c in generate
-                                                             if c["type"] == "tabitem"}
+    lab = _own(_page(app_url, "gzip", "next-token").content)
+    assert {c["props"].get("id") for c in lab if c["type"] == "tabitem"} == {"next_token", "logit_lens"}
     theme = httpx.get(f"{app_url}theme.css").text  # the device's own fonts: no web font to fetch
     assert "--font" in theme and "@font-face" not in theme and ".woff2" not in theme
 

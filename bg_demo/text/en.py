@@ -165,7 +165,6 @@ EN = {
         "distribution, **top-k** keeping only the k likeliest tokens and **top-p** the smallest set "
         "whose probabilities add up to p. The same seed gives the same sample."
     ),
-    "generate.sub": "Decoding strategies",
     "generate.prompt": "Prompt (empty = start from the beginning-of-text token)",
     "generate.strategy": "Decoding strategy",
     "generate.max_new_tokens": "New tokens (1–{high})",
@@ -201,6 +200,11 @@ EN = {
     "generate.rest.time budget": "at the time limit of {seconds:.0f} s",
     "generate.rest.stopped": "when Stop was pressed",
     # next-token lab
+    "lab.tab": "Next token",
+    "lab.page": (
+        "Generation one token at a time, up close: the **lab** shows the distribution GPT-2 chooses the next "
+        "token from and lets you take each step yourself; the **logit lens** shows its guess after every layer."
+    ),
     "lab.sub": "Next-token lab",
     "lab.about": (
         "One step of generation, slowed down. The bars are the model's top candidates for the next "

@@ -159,7 +159,6 @@ KO: dict[str, str] = {
         "1보다 작으면 분포를 뾰족하게, 1보다 크면 평평하게 만들고, **top-k**는 가장 가능성 높은 k개 토큰만, "
         "**top-p**는 확률의 합이 p에 이르는 가장 작은 집합만 남겨요. 같은 시드는 같은 샘플을 만들어요."
     ),
-    "generate.sub": "디코딩 전략",
     "generate.prompt": "프롬프트 (비워 두면 텍스트 시작 토큰부터 시작)",
     "generate.strategy": "디코딩 전략",
     "generate.max_new_tokens": "새 토큰 수 (1–{high})",
@@ -198,6 +197,11 @@ KO: dict[str, str] = {
     "generate.rest.time budget": "시간 한도 {seconds:.0f}초에서 멈춤",
     "generate.rest.stopped": "중지를 눌러 멈춤",
     # next-token lab
+    "lab.tab": "다음 토큰",
+    "lab.page": (
+        "토큰 하나씩, 가까이에서 본 생성이에요. **실험실**에서는 GPT-2가 다음 토큰을 고르는 분포를 보고 한 걸음씩 "
+        "직접 골라 봐요. **로짓 렌즈**는 층마다 모델이 무엇을 예측하는지 보여 줘요."
+    ),
     "lab.sub": "다음 토큰 실험실",
     "lab.about": (
         "생성의 한 단계를 천천히 보여 줘요. 막대는 온도를 적용한 뒤 모델이 꼽은 다음 토큰의 상위 후보이고, 검은 "

@@ -1,4 +1,4 @@
-"""Generate tab (GPT-2): decoding strategies with streaming, then the next-token lab and the logit lens."""
+"""The Generate page (GPT-2): whole decodes, every strategy, streamed; one step at a time is the Next token page."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from bg_demo.config import LIMITS
 from bg_demo.errors import InputError
 from bg_demo.look import Look
 from bg_demo.tokens import join_display
-from bg_demo.ui import common, logit_lens_tab, next_token_tab, why
+from bg_demo.ui import common, why
 from bg_demo.ui.links import Page
 from bg_demo.ui.page import Task
 from bg_demo.ui.session import SESSIONS
-from bg_demo.ui.strings import t, tab
+from bg_demo.ui.strings import t
 from bg_demo.ui.view import intro
 
 
@@ -135,19 +135,14 @@ def controls_for(strategy: str):
 TAB_ID = "generate"
 PATH = "generate"  # its address: /generate
 TITLE = "generate.tab"  # its name in the navigation
-IDS = (TAB_ID, next_token_tab.PAGE_ID, logit_lens_tab.PAGE_ID)  # the pages a link opens here (`?tab=<id>`)
+IDS = (TAB_ID,)  # the pages a link opens here (`?tab=<id>`)
 
 
 def build(reader) -> list[Page]:
     intro("generate.about")
-    model = common.model_picker("decoder")  # one choice for the three pages
-    with gr.Tabs(overflow_behavior="wrap") as tabs:
-        with tab("generate.sub", id="generate_text", elem_classes=["bg-generate"]):
-            text = _build_generation(reader, model)
-        lab = next_token_tab.build(reader, model)
-        lens = logit_lens_tab.build(reader, model)
-    pages = ((text, "generate_text"), (lab, next_token_tab.PAGE_ID), (lens, logit_lens_tab.PAGE_ID))
-    return [Page(page.id, page.fields, ((tabs, tab_id),), page.runs) for page, tab_id in pages]
+    model = common.model_picker("decoder")
+    with gr.Column(elem_classes=["bg-generate"]):  # Stop stays in reach while a generation runs (style.css)
+        return [_build_generation(reader, model)]
 
 
 def _build_generation(reader, model) -> Page:

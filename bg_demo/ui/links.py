@@ -359,6 +359,16 @@ class Links:
         chosen = self.page_of(query) if self.page_of(query) in self.pages else ""
         return [*(opening if page_id == chosen else gr.skip() for page_id in ("", *self.pages)), gr.skip()]
 
+    def turned(self, by: int, shown, lang: str) -> list:
+        """The bar's Previous (`by` -1) or Next (+1): [the step's query, for this page to open as it opens a link, or
+        the address of the step's page when it is another one, where the browser goes straight away] (the other
+        skipped). One round trip from the click to the next page, where a query would take two (`route`)."""
+        query = self.bar.turn(by, shown, lang)
+        if not isinstance(query, str):
+            return [gr.skip(), gr.skip()]
+        away = self.elsewhere(query)
+        return [gr.skip(), away] if away else [query, gr.skip()]
+
     def on_opened(self, opening: str) -> list:
         """Follow the query of an `opening` (`<tabs>|<query>`) once its tabs are open: updates of `outputs()`."""
         return self.on_query(opening.partition("|")[2])
@@ -405,10 +415,10 @@ class Links:
             follow.__name__ = "on_opened"  # its endpoint's name (private): each page's is "on_opened_<n>"
             opening.change(follow, opening, self.outputs_of(page_id), js=OPEN_JS, api_visibility="private",
                            concurrency_limit=None, show_progress="hidden")
-        if self.bar is not None:  # the step before or after, as a query the page opens as it opens a link
+        if self.bar is not None:  # the step before or after: its page's address, or a query this page opens
             for button, by in ((self.bar.previous, -1), (self.bar.next, 1)):
-                button.click(partial(self.bar.turn, by), [self.bar.state, lang], query, api_visibility="private",
-                             queue=False, show_progress="hidden")
+                button.click(partial(self.turned, by), [self.bar.state, lang], [query, away],
+                             api_visibility="private", queue=False, show_progress="hidden")
         for run, trigger in self.triggers.items():
             if run.trigger is None:
                 trigger.change(run.fn, run.inputs, run.outputs, api_visibility="private", **run.options)

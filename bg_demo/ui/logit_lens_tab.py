@@ -1,4 +1,4 @@
-"""Logit lens (inside the Generate tab): GPT-2's next-token guess after every layer."""
+"""Logit lens (on the Next token page): GPT-2's next-token guess after every layer."""
 
 from __future__ import annotations
 

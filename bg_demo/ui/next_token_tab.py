@@ -1,4 +1,6 @@
-"""Next-token lab (inside the Generate tab): one step of generation at a time, with every filter shown."""
+"""The Next token page (/next-token): GPT-2's next token up close, beside the Generate page's whole decodes. The
+lab takes one step of generation at a time, with every filter shown; the logit lens (`logit_lens_tab`) reads the
+guess after each layer. One model picker for both."""
 
 from __future__ import annotations
 
@@ -10,13 +12,17 @@ from bg_demo import backend, figures
 from bg_demo.backend.generation.types import MAX_SEED
 from bg_demo.errors import InputError
 from bg_demo.look import Look
-from bg_demo.ui import common, why
+from bg_demo.ui import common, logit_lens_tab, why
 from bg_demo.ui.links import Page, Run
 from bg_demo.ui.page import Task
 from bg_demo.ui.strings import rows, t, tab, table
 from bg_demo.ui.view import intro
 
 PAGE_ID = "next_token"
+TAB_ID = PAGE_ID  # its id among the pages
+PATH = "next-token"  # its address: /next-token
+TITLE = "lab.tab"  # its name in the navigation
+IDS = (PAGE_ID, logit_lens_tab.PAGE_ID)  # the pages a link opens here (`?tab=<id>`)
 MAX_LINK_STEPS = 64  # steps a link takes again at most (one forward pass each)
 HOW = {"greedy": "g", "sample": "s", "picked": "p"}  # how a step chose its token, as a link writes it
 STEP = re.compile(r"([gsp])(\d+)(?:@(\d+))?")  # a step in a link: how, the token id, and for a sample its seed
@@ -126,7 +132,16 @@ def _step_seed(seed, n_tokens: int) -> int | None:
     return (common.run("decoder", backend.seed_or_draw, seed) + n_tokens) % MAX_SEED
 
 
-def build(reader, model) -> Page:
+def build(reader) -> list[Page]:
+    intro("lab.page")
+    model = common.model_picker("decoder")  # one choice for the lab and the lens
+    with gr.Tabs(overflow_behavior="wrap") as tabs:
+        lab = build_lab(reader, model)
+        lens = logit_lens_tab.build(reader, model)
+    return [page.under(tabs, page.id) for page in (lab, lens)]
+
+
+def build_lab(reader, model) -> Page:
     with tab("lab.sub", id=PAGE_ID):
         intro("lab.about")
         text = gr.Textbox(label=t("lab.text"), lines=1, max_lines=6)

@@ -3,10 +3,12 @@ document and config carry only its own components and events, so a phone pays fo
 whole app.
 
 Why one page per tab rather than a few pages of related tabs: a lesson reads the tabs one at a time (the guided path
-opens each once), a page is what a phone pays for on every visit, and the heaviest tabs (Generate with its lab and
-lens, Fine-tune with its five parts) are already a page's worth each; grouping BERT's five tasks would make the first
-visit of each pay for the other four. The tabs inside a page (Generate's three, Pre-training's four, Fine-tune's
-five) stay tabs: they share a model picker and a result.
+opens each once), a page is what a phone pays for on every visit, and grouping BERT's five tasks would make the first
+visit of each pay for the other four. Generation is two pages: whole decodes (Generate), and one step up close (Next
+token: the lab and the logit lens, which share a model picker); together they were 157 components, over the 150 a
+page may carry. The tabs inside a page (Next token's two, Pre-training's four, Fine-tune's five) stay tabs: they
+share a model picker, and Fine-tune's five share the examples a student edits and the table that compares them, so
+splitting them would have a student's edited examples and results follow them from page to page.
 
 A page module declares:
 
@@ -29,6 +31,7 @@ from bg_demo.ui import (
     finetune_tab,
     generate_tab,
     next_sentence_tab,
+    next_token_tab,
     pretraining_tab,
     qa_tab,
     start_tab,
@@ -43,6 +46,7 @@ PAGES = (
     qa_tab,
     next_sentence_tab,
     generate_tab,
+    next_token_tab,
     attention_tab,
     compare_tab,
     pretraining_tab,
