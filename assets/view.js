@@ -94,9 +94,9 @@
       return;
     }
     // an examples table is redrawn when clicked: its column stands for it
-    // a page's run button, or another that computes a result under it (the app's bg-run: "Explain this
-    // prediction", "Show where the answer looks")
-    const run = el.closest(GRADIO.run_button) || el.closest(".bg-run");
+    // a button that computes a result under it (the app's bg-run: every page's run button, `page.run_button`,
+    // "Explain this prediction", "Show where the answer looks")
+    const run = el.closest(".bg-run");
     if (run) started(run);
     else if (el.closest(".bg-examples")) started(el.closest(".bg-examples"));
     const about = el.closest(".bg-about");
@@ -204,7 +204,7 @@
     if (!el) return;
     const controls = el.closest(".bg-redraws");
     if (controls && el.closest("label, input, li")) drawing(panelOf(controls), true);  // a choice, a box, an option
-    else if (event.type === "pointerdown" && el.closest(GRADIO.run_button)) drawing(panelOf(el), true);
+    else if (event.type === "pointerdown" && el.closest(".bg-run")) drawing(panelOf(el), true);
   };
   for (const kind of ["pointerdown", "input", "change"]) document.addEventListener(kind, redrawn, true);
   const drawnBy = (plot) => {  // Plotly's own event, once per chart element

@@ -49,6 +49,22 @@ def test_each_page_module_declares_what_the_page_list_needs_and_its_ids_are_the_
         assert count <= MOST_COMPONENTS.get(module.PATH, 150), (module.PATH, count)
 
 
+def test_every_run_button_carries_the_class_the_page_script_tells_a_run_by():
+    """assets/view.js leads a run's result into view when a `bg-run` button is pressed (Gradio's own markup for a
+    primary button is not the app's to read): every page's primary button has it, but the lesson bar's turns, which
+    open a page of their own."""
+    from bg_demo.ui import build_demo, page
+
+    config = build_demo().get_config_file()
+    props = {c["id"]: c["props"] for c in config["components"]}
+    primary = [props[i] for p in config["page"].values() for i in p["components"]
+               if props.get(i, {}).get("variant") == "primary" and "value" in props[i]]
+    runs = [p for p in primary if page.RUN_CLASS in (p.get("elem_classes") or [])]
+    turns = [p for p in primary if "bg-lesson-turn" in (p.get("elem_classes") or [])]
+    assert len(runs) >= 20 and len(runs) + len(turns) == len(primary), [p.get("value") for p in primary
+                                                                         if p not in runs and p not in turns]
+
+
 @pytest.mark.server
 def test_the_contributing_example_is_a_whole_page_in_twenty_lines(tiny_env):
     """One module plus one line in the page list: the page is served at its address, with its endpoint."""

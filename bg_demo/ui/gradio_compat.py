@@ -473,7 +473,6 @@ I18N_LABEL_JS = """(key) => ({__type__: "update", label: "__i18n__" + JSON.strin
 MARKUP = {
     "tab_panel": "[role=tabpanel]",  # a gr.Tab's panel (TabItem): the innermost one holds what a run shows
     "tab_button": 'button[role=tab][data-tab-id="%s"]',  # the button that selects the gr.Tab of id %s
-    "run_button": "button.primary",  # a gr.Button(variant="primary"): every page's run button
     "block": ".block",  # the box Gradio draws around every component
     "tracker": "wrap",  # a component's status tracker (StatusTracker: div.wrap.<show_progress>) ...
     "tracker_shown": ["full", "minimal"],  # ... for show_progress "full" or "minimal" ...

@@ -24,7 +24,7 @@ from bg_demo.look import Look
 from bg_demo.text import Text
 from bg_demo.ui import common
 from bg_demo.ui.links import GUIDED, LANG_ASKED, LESSON, LINKS_KEY, MOST_STEPS, NONCE, STEP, href
-from bg_demo.ui.page import Shown, View, error_box, hide_error, show_error
+from bg_demo.ui.page import Shown, View, error_box, hide_error, run_button, show_error
 from bg_demo.ui.strings import examples, t
 
 MOST_NOTE = 200  # characters
@@ -269,7 +269,7 @@ class Maker:
                                     max_lines=MOST_STEPS + 2, elem_classes=["bg-lesson-lines"])
             with gr.Row():
                 self.fill = gr.Button(t("lesson.fill"), size="sm", scale=1)
-                self.make = gr.Button(t("lesson.make"), variant="primary", size="sm", scale=1)
+                self.make = run_button(gr.Button(t("lesson.make"), variant="primary", size="sm", scale=1))
             self.error = error_box()
             self.error.render()
             self.link = gr.Textbox(label=t("lesson.label"), interactive=False, buttons=["copy"],

@@ -69,6 +69,17 @@ def _alias(component, name: str):
     return gr.Textbox("", **options)
 
 
+RUN_CLASS = "bg-run"  # a button that computes a result under it: the page script leads the result into view (view.js)
+
+
+def run_button(button: gr.Button) -> gr.Button:
+    """Mark `button` as one that computes a result under it, for the page script (assets/view.js), which would
+    otherwise have to tell a run button by Gradio's own markup."""
+    if RUN_CLASS not in (button.elem_classes or []):
+        button.elem_classes = [*(button.elem_classes or []), RUN_CLASS]
+    return button
+
+
 def failure(exc: BaseException, what: str):
     """An exception from compute as data the page can word: the student's mistake or a missing model as it is,
     ZeroGPU's own refusal (a gr.Error from `spaces`: no GPU free, the visitor's quota spent) with its words kept, and
@@ -408,6 +419,9 @@ class Task:
         the page, with `needs` the fields a link must give to run it (no run without `linked`: the page gives its
         own)."""
         runs = (self.run(needs),) if linked else ()
+        for trigger in triggers:
+            if isinstance(trigger, gr.Button):
+                run_button(trigger)
         listened = [trigger.submit if isinstance(trigger, gr.Textbox) else trigger.click for trigger in triggers]
         fields = {**self.inputs, **(fields or {})}
         if listened or runs:
