@@ -288,7 +288,7 @@ def stop_mid_evaluation(monkeypatch):
 
     def slow(*args):
         for batch in batches(*args):
-            time.sleep(0.1)
+            time.sleep(0.25)
             yield batch
 
     def holding(self, batch):
@@ -357,8 +357,10 @@ def test_stop_on_a_fine_tune_page_shows_no_step_after_it_and_says_what_it_learnt
 
 @pytest.fixture
 def slow_stop(monkeypatch):
-    """Steps of 0.1 s, each sent to the page, and a Stop that reaches the run only once two more steps have been sent
-    after it reached the server (a busy server: the page gets steps the server sent before it knew of the click)."""
+    """Steps of 0.25 s, each sent to the page, and a Stop that reaches the run only once two more steps have been sent
+    after it reached the server (a busy server: the page gets steps the server sent before it knew of the click).
+    Not faster: at 0.1 s a step, a CI machine's browser, busy with the other worker's tests, drew the curve ten
+    times a second and took the Stop click after the 200 steps had run."""
     import asyncio
     import time
 
@@ -371,7 +373,7 @@ def slow_stop(monkeypatch):
 
     def slow(*args):
         for batch in batches(*args):
-            time.sleep(0.1)
+            time.sleep(0.25)
             yield batch
 
     async def late(session, wait=2.0, kind="generation"):
