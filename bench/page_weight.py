@@ -1,7 +1,7 @@
 """What a first visit to the page costs a phone: bytes on the wire and the time until the tab bar shows.
 
     python bench/page_weight.py [--down 1600] [--up 750] [--latency 150] [--cpu-throttle 4] [--repeats 1]
-                                [--app-only] [--before REV]
+                                [--app-only] [--before REV] [--lesson-only] [--floor]
 
 Serves the app on the tiny models (`BG_DEMO_MODEL_DIR` if set, else built in a temporary folder) on loopback,
 once per setting, each adding one step to the one before: the page as Gradio sends it (and with the theme's web
@@ -23,6 +23,9 @@ on loopback (no link emulation, the same CPU throttling): what the page's own wo
 and there each page of the app is opened by its address (its components and events, its document, the seconds until
 its content shows, its main thread's CPU), then each from the one before through the navigation (the seconds from
 the click until its content is painted).
+
+`--floor` opens an empty Gradio page (one HTML block, Gradio's default options) and the Start page in turn, on
+loopback with the CPU throttled: what Gradio's own client costs before the app adds anything, beside the app.
 
 With `--before REV` (a git revision: `c55d775`, the app before its pages), that build's own bench/page_weight.py runs
 first in the same run, on the same models, browser and settings, from a copy of the revision (`git archive`), and
@@ -269,6 +272,35 @@ _BUSY_RECORD = """((GRADIO) => {
 })(%s);"""
 
 
+def floor(browser, throttle: float, repeats: int) -> dict:
+    """What Gradio's own page costs before the app adds anything: a page of one HTML block holding the app's
+    navigation marker, served by the same Gradio with its default options, and the app's Start page, opened in turn
+    (loopback, the CPU throttled, a fresh browser each): {name: [(seconds until the marker shows, main-thread
+    CPU), ...]}."""
+    import gradio as gr
+
+    from bg_demo.ui import build_demo
+
+    with gr.Blocks() as bare:
+        gr.HTML('<nav class="bg-nav">·</nav>')
+    app = build_demo()
+    _, bare_url, _ = bare.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True)
+    _, app_url, _ = app.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True, **settings()[APP])
+    found = {"an empty Gradio page": [], "the Start page": []}
+    try:
+        for _ in range(repeats):
+            for name, url in zip(found, (bare_url, app_url)):
+                visit = Visit(browser, url, None, throttle)
+                try:
+                    found[name].append((visit.load(), visit.cpu_at_tab_bar))
+                finally:
+                    visit.close()
+    finally:
+        bare.close()
+        app.close()
+    return found
+
+
 def lesson_steps(browser, url: str, throttle: float) -> list[tuple[int, float]]:
     """The guided lesson walked as a student walks it: (step, seconds from Next until that step's result is shown:
     its run done)."""
@@ -391,6 +423,8 @@ def main() -> int:
     parser.add_argument("--app-only", action="store_true", help="only the app's own setting, on the link and on loopback")
     parser.add_argument("--before", metavar="REV", help="a git revision measured first in the same run, side by side")
     parser.add_argument("--lesson-only", action="store_true", help="only the guided lesson's steps")
+    parser.add_argument("--floor", action="store_true",
+                        help="only an empty Gradio page beside the Start page, in turn (--repeats each)")
     args = parser.parse_args()
     link = {"latency": args.latency, "downloadThroughput": args.down * 1000 / 8, "uploadThroughput": args.up * 1000 / 8}
     models()
@@ -402,6 +436,14 @@ def main() -> int:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
+            if args.floor:
+                print(f"on loopback, a 390 x 844 phone viewport, its CPU {args.cpu_throttle:g}x slower; "
+                      f"{args.repeats} visits each, in turn:")
+                for name, visits in floor(browser, args.cpu_throttle, args.repeats).items():
+                    print(f"  {name:22s} shown {statistics.median(s for s, _ in visits):5.2f} s "
+                          f"({min(s for s, _ in visits):.2f}-{max(s for s, _ in visits):.2f}), "
+                          f"its CPU {statistics.median(c for _, c in visits):5.2f} s (medians)")
+                return 0
             if not args.lesson_only:
                 for name in SETTINGS:  # each measured with its options read once the app is built (`measure`)
                     if not args.app_only or name == APP:
