@@ -158,7 +158,10 @@ class Check:
     """The run: each step's output to the terminal and the log, its result into the JSON, both written as it goes."""
 
     def __init__(self, args) -> None:
+        if args.budget is None:
+            args.budget = 300 if args.quick else 450
         self.args, self.started = args, time.monotonic()
+        self.graphs = "off"  # the capture pre-check turns graphs on for the bench when a capture works
         self.out = Path(args.out)
         self.out.mkdir(parents=True, exist_ok=True)
         self.log = open(self.out / "device_check.log", "w", encoding="utf-8")  # noqa: SIM115 - open for the run
@@ -278,6 +281,20 @@ class Check:
         status = self.python(__file__, "build", str(self.work), timeout=max(self.left() - 60, 60))
         return dict(ok=status == 0, tiny=str(self.work / "tiny"), base=str(self.work / "base"))
 
+    def capture(self) -> dict:
+        """The capture pre-check, before anything long: the tiny decoder's step captured as a CUDA graph, replayed,
+        and its greedy tokens compared with the uncaptured step's, in at most 30 s. When it fails, the bench runs
+        with graphs off only, so a failing capture does not spend the lease."""
+        figures = self.work / "capture.json"
+        status = self.python("bench/gpu.py", "--device", self.args.device, "--size", "tiny", "--models",
+                             str(self.work / "tiny"), "--phases", "step", "--students", "4", "--repeats", "1",
+                             "--json", str(figures), timeout=30)
+        found = json.loads(figures.read_text()).get("step") if figures.is_file() else None
+        captured = bool(status == 0 and found and (found["captured"] or self.args.device == "cpu"))
+        self.graphs = "off,on" if captured else "off"
+        self.result["capture"] = found
+        return dict(ok=captured, exit_status=status, timed_out=status == 124, graphs=self.graphs)
+
     def tests(self) -> dict:
         report = self.work / "tests.json"
         timeout = max(self.left() / 2, 60)  # the bench gets the rest
@@ -294,16 +311,18 @@ class Check:
 
     def bench(self) -> dict:
         runs = []
-        quick = self.args.quick
+        quick, graphs = self.args.quick, ["--graphs", self.graphs]
         if self.args.device == "cpu":  # tiny models, every phase; then the base-size decoder, decoding alone
             runs.append(("tiny", ["--size", "tiny", "--models", str(self.work / "tiny"), "--students", "1,4",
-                                  "--new-tokens", "8", "--repeats", "1", "--think", "0.05"]))
-            runs.append(("base decoding", ["--models", str(self.work / "base"), "--phases", "decoding",
+                                  "--new-tokens", "8", "--repeats", "1", "--think", "0.05", *graphs]))
+            runs.append(("base decoding", ["--models", str(self.work / "base"), "--phases", "decoding,step",
                                            "--students", "1,4", "--new-tokens", "8" if quick else "16",
-                                           "--repeats", "1"]))
+                                           "--repeats", "1", *graphs]))
+        elif quick:  # in 5 minutes with the rest: decoding (graphs off and on), the step, the BERT tabs under load
+            runs.append(("base", ["--models", str(self.work / "base"), "--repeats", "2", "--students", "1,64",
+                                  "--new-tokens", "32", "--phases", "lone,decoding,step,load", *graphs]))
         else:
-            runs.append(("base", ["--models", str(self.work / "base"), "--repeats", "2" if quick else "3",
-                                  *(["--students", "1,20,64", "--new-tokens", "32"] if quick else [])]))
+            runs.append(("base", ["--models", str(self.work / "base"), "--repeats", "3", *graphs]))
         record, ok = {}, True
         for name, extra in runs:
             figures = self.work / f"bench-{name.replace(' ', '-')}.json"
@@ -425,6 +444,11 @@ def table(result: dict) -> list[str]:
                              if counts.get(k)) + f"; {len(tests.get('modules_left_out', {}))} modules left out"
         elif name == "install":
             said = "installed " + (", ".join(step.get("installed", [])) or "nothing")
+        elif name == "capture":
+            found = result.get("capture") or {}
+            said = (f"graphs {step.get('graphs')}; first graph step {found['first_graph_step_s']:.2f} s, "
+                    f"greedy tokens {'the same' if found['same_greedy_tokens'] else 'DIFFERENT'}" if found
+                    else f"graphs {step.get('graphs')}")
         elif name == "bench":
             said = ", ".join(f"{run} exit {value['exit_status']}" for run, value in result.get("bench", {}).items())
         else:
@@ -445,9 +469,15 @@ def bench_lines(run: str, figures: dict) -> list[str]:
         lone = ", ".join(f"{name} {seconds * 1000:.1f}" for name, seconds in figures["lone_s"].items())
         lines.append(f"  {run}: lone ms: {lone}")
     for row in figures.get("decoding", []):
-        lines.append(f"  {run}: {row['students']:3d} students {row['engine_tps']:8.1f} tok/s engine, "
+        lines.append(f"  {run}: {row['students']:3d} students, graphs {'on ' if row.get('graphs') else 'off'}: "
+                     f"{row['engine_tps']:8.1f} tok/s engine, "
                      f"{row['generate_tps']:8.1f} generate ({row['engine_vs_generate']:.2f}x)"
                      + (f", {row['engine_vs_one_stream']:.1f}x one stream" if row.get("engine_vs_one_stream") else ""))
+    found = figures.get("step")
+    if found:
+        lines.append(f"  {run}: a step of {found['rows']} rows: uncaptured {found['uncaptured_s'] * 1000:.2f} ms, "
+                     f"graph {found['graph_s'] * 1000:.2f} ms (captured: {found['captured']}); first graph step "
+                     f"{found['first_graph_step_s']:.3f} s")
     tabs = figures.get("under_load", {}).get("tabs", {})
     if tabs:
         lines.append(f"  {run}: BERT tabs under load, p95/lone: "
@@ -466,6 +496,7 @@ def run(args) -> int:
     check.say(f"GPU check: device {args.device}, budget {args.budget:.0f} s, work in {check.work}, out {check.out}")
     try:
         if check.step("install", check.install) and check.step("build", check.build):
+            check.step("capture", check.capture)
             check.step("tests", check.tests)
             check.step("bench", check.bench)
         return check.report()
@@ -484,9 +515,10 @@ def main() -> int:
     go.add_argument("--carried", default=".device", help="what travelled, relative to the repository")
     go.add_argument("--work", help="a folder for the installs and models (default: a temporary one, removed)")
     go.add_argument("--keep", action="store_true", help="keep the work folder")
-    go.add_argument("--quick", action="store_true", help="fewer bench repeats and tokens")
+    go.add_argument("--quick", action="store_true", help="fewer bench repeats, tokens and phases: 5 minutes in all")
     go.add_argument("--all-tests", action="store_true", help="every test that can run there, not the chosen ones")
-    go.add_argument("--budget", type=float, default=450, help="seconds for the whole run (steps get what is left)")
+    go.add_argument("--budget", type=float, help="seconds for the whole run (steps get what is left); default 450, "
+                    "with --quick 300")
     environ = commands.add_parser("environment")
     environ.add_argument("report")
     environ.add_argument("installed", nargs="*")

@@ -10,7 +10,7 @@ students do not arrive together)? The variants take turns; each figure is the me
 Then the roofline: the decoding step's matrix products alone (GPT-2's every linear layer and the vocabulary head,
 at 1 row and at --students rows, timed with the same torch), the floor no decoding of those tokens can go under,
 and how near the engine comes to it; one step with the cache grown as transformers grows it against the engine's
-(`generation.cache.RoomyLayer`); the engine's own work per step apart from the model's (on the tiny decoder, whose
+(`generation.static.StaticBatch`); the engine's own work per step apart from the model's (on the tiny decoder, whose
 forward pass costs almost nothing: its steps against `generate`'s, its readers reading every step and as the page
 reads); and the BERT side's one parity of cost: `backend.fill_mask` against transformers'
 `pipeline("fill-mask")` on the same bert-base-size weights (the vocabulary head at the masks only).
@@ -37,12 +37,13 @@ PROMPTS = ["Once upon a time", "The capital of France is", "In the beginning", "
            "Machine learning is", "The weather today", "She opened the door and", "Attention is all you need"]
 
 
-def load_gpt2():
-    """GPT-2 (124M) with random weights and the tiny models' byte-level BPE tokenizer, as a LoadedModel."""
+def load_gpt2(plain: bool = False):
+    """GPT-2 (124M) with random weights and the tiny models' byte-level BPE tokenizer, as a LoadedModel: held as the
+    app holds it on a CPU, or with `plain` as transformers loads it (no CPU choices of the app's)."""
     import torch
     from transformers import AutoTokenizer, GPT2Config, GPT2LMHeadModel
 
-    from bg_demo.models import LoadedModel, gelu_in_one_kernel, linear_layers_through_onednn, vocabulary_by_columns
+    from bg_demo.models import LoadedModel, choose_linear_kernels, gelu_in_one_kernel, vocabulary_by_columns
     from bg_demo.tiny_models import build_tiny_models
 
     folder = Path(tempfile.mkdtemp(prefix="bg-demo-bench-"))
@@ -50,9 +51,12 @@ def load_gpt2():
     tokenizer = AutoTokenizer.from_pretrained(folder / "decoder")
     torch.manual_seed(0)
     model = GPT2LMHeadModel(GPT2Config(eos_token_id=tokenizer.eos_token_id, bos_token_id=tokenizer.bos_token_id))
-    vocabulary_by_columns(model)  # as `bg_demo.models.load_model` lays it out and runs it on a CPU
-    linear_layers_through_onednn(model)
-    gelu_in_one_kernel(model)
+    if not plain:
+        vocabulary_by_columns(model)  # as `bg_demo.models.load_model` lays it out and runs it on a CPU
+        chosen = choose_linear_kernels(model)
+        print("linear layers through oneDNN at " + ", ".join(f"{rows} row(s): {'yes' if faster else 'no'}"
+                                                             for rows, faster in chosen.items()), flush=True)
+        gelu_in_one_kernel(model)
     return LoadedModel("decoder", "gpt2-size (random weights)", tokenizer, model.eval(), "cpu")
 
 
@@ -103,7 +107,7 @@ def main() -> int:
 
     from bg_demo.backend.generation.engine import DecodingEngine
 
-    loaded = load_gpt2()
+    loaded, raw = load_gpt2(), load_gpt2(plain=True)
     engine = DecodingEngine(loaded, max_rows=max(32, args.students))
     n, one = args.new_tokens, PROMPTS[:1]
     many = [PROMPTS[i % len(PROMPTS)] for i in range(args.students)]
@@ -112,6 +116,7 @@ def main() -> int:
     result = median_seconds({
         "1 student: model.generate": lambda: plain_generate(loaded, one, n),
         "1 student: engine": lambda: through_engine(engine, one, n),
+        "1 student: raw generate (transformers as loaded)": lambda: plain_generate(raw, one, n),
         f"{args.students} students: one padded model.generate batch": lambda: plain_generate(loaded, many, n),
         f"{args.students} students: engine, each submitted on its own": lambda: through_engine(engine, many, n),
     }, args.repeats)
@@ -120,8 +125,9 @@ def main() -> int:
     for name, seconds in rows:
         students = 1 if name.startswith("1 ") else args.students
         print(f"{name:58s} {seconds:8.2f} {students * n / seconds:9.1f}")
-    (_, alone_plain), (_, alone_engine), (_, batch_plain), (_, batch_engine) = rows
-    print(f"\nlone speed, engine vs generate: {alone_plain / alone_engine:.2f}x")
+    (_, alone_plain), (_, alone_engine), (_, alone_raw), (_, batch_plain), (_, batch_engine) = rows
+    print(f"\nlone speed, engine vs generate: {alone_plain / alone_engine:.2f}x; vs raw generate (no CPU choices): "
+          f"{alone_raw / alone_engine:.2f}x (target >= 1.0x)")
     print(f"{args.students} students, engine vs one padded batch: {batch_plain / batch_engine:.2f}x")
     rate = args.students * alone_engine / batch_engine
     print(f"{args.students} students, engine aggregate vs one stream: {rate:.1f}x")
@@ -161,33 +167,34 @@ def roofline(model, students: int, new_tokens: int, alone: float, together: floa
 
 
 def cache_growth(model, students: int, repeats: int) -> None:
-    """One decoding step of `students` rows with transformers' `DynamicLayer` (a new tensor for the whole cache at
-    every step) against the engine's `RoomyLayer` (the step's column written in place), at three cache lengths."""
+    """One decoding step of `students` rows with transformers' `DynamicCache` (a new tensor for the whole cache at
+    every step, the mask built by transformers) against the engine's `static.StaticBatch` (the step's column written
+    in place into static buffers, the mask the batch's own), at three cache lengths."""
     import torch
     from transformers import DynamicCache
 
-    from bg_demo.backend.generation.cache import with_room
+    from bg_demo.backend.generation.static import StaticBatch
 
-    print(f"\na step of {students} rows, the cache as transformers grows it vs as the engine does (ms)")
+    print(f"\na step of {students} rows, on transformers' DynamicCache vs on the engine's static batch (ms)")
     for length in (30, 100, 200):
         ids = torch.randint(0, model.config.vocab_size, (students, length))
         mask = torch.ones(students, length + 1, dtype=torch.long)
         last, positions = ids[:, -1:], torch.full((students, 1), length)
-        steps = {}
-        for name, cache in (("DynamicLayer (torch.cat)", DynamicCache(config=model.config)),
-                            ("RoomyLayer (in place)", with_room(DynamicCache(config=model.config)))):
-            with torch.inference_mode():
+        dynamic, prefill = DynamicCache(config=model.config), DynamicCache(config=model.config)
+        with torch.inference_mode():
+            for cache in (dynamic, prefill):
                 model(input_ids=ids, attention_mask=mask[:, :length], past_key_values=cache, use_cache=True,
                       logits_to_keep=1)
+        batch = StaticBatch(model, "cpu", students, graphs=False)
+        batch.join(prefill, mask[:, :length], last[:, 0])
 
-            def step(cache=cache):
-                with torch.inference_mode():
-                    model(input_ids=last, attention_mask=mask, position_ids=positions, past_key_values=cache,
-                          use_cache=True)
-                cache.crop(-1)  # back to `length` columns, so every repeat is the same step
+        def dynamic_step():
+            with torch.inference_mode():
+                model(input_ids=last, attention_mask=mask, position_ids=positions, past_key_values=dynamic,
+                      use_cache=True)
+            dynamic.crop(-1)  # back to `length` columns, so every repeat is the same step
 
-            steps[name] = step
-        times = median_seconds(steps, max(repeats, 10))
+        times = median_seconds({"DynamicCache": dynamic_step, "static batch": batch.step}, max(repeats, 10))
         print(f"  {length:4d} tokens cached: " + ", ".join(f"{name} {seconds * 1000:.1f}" for name, seconds in times.items()))
 
 
@@ -262,14 +269,20 @@ def fill_mask_parity(repeats: int) -> None:
     from bg_demo import backend
 
     reference = pipeline("fill-mask", model=str(folder / "encoder"), dtype="float32")
-    print(f"\n{'fill-mask, bert-base size':58s} {'pipeline':>9s} {'bg_demo':>8s} {'ratio':>6s}")
+
+    def bare(text):  # the pipeline's own model (as transformers loads it), one forward pass and nothing else
+        with torch.inference_mode():
+            reference.model(**reference.tokenizer(text, return_tensors="pt"))
+
+    print(f"\n{'fill-mask, bert-base size (targets: <= 1.0x bare, <= 0.85x pipeline)':58s} {'bare':>8s} "
+          f"{'pipeline':>9s} {'bg_demo':>8s} {'/bare':>6s} {'/pipe':>6s}")
     for text in ("The cat sat on the [MASK].",
                  "The animal didn't cross the street because it was too [MASK], said the man who saw it happen."):
-        times = median_seconds({"pipeline": lambda t=text: reference(t, top_k=5),
+        times = median_seconds({"bare": lambda t=text: bare(t), "pipeline": lambda t=text: reference(t, top_k=5),
                                 "ours": lambda t=text: backend.fill_mask(t, 5)}, max(repeats, 20))
         tokens = len(backend.fill_mask(text).tokens)
-        print(f"{f'{tokens} tokens, one mask':58s} {times['pipeline'] * 1000:7.1f}ms {times['ours'] * 1000:6.1f}ms "
-              f"{times['ours'] / times['pipeline']:6.2f}")
+        print(f"{f'{tokens} tokens, one mask':58s} {times['bare'] * 1000:6.1f}ms {times['pipeline'] * 1000:7.1f}ms "
+              f"{times['ours'] * 1000:6.1f}ms {times['ours'] / times['bare']:6.2f} {times['ours'] / times['pipeline']:6.2f}")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """The app's figures on one device (a GPU when there is one), through the backend's public API, side by side in one run.
 
     python bench/gpu.py [--device cuda] [--size base|tiny] [--students 1,20,64] [--new-tokens 64] [--repeats 5]
-                        [--think 0.25] [--models DIR] [--phases lone,decoding,load,finetune] [--json PATH]
+                        [--think 0.25] [--models DIR] [--phases lone,decoding,step,load,finetune] [--graphs off,on]
+                        [--json PATH]
 
 --size base (the default) loads random weights with the real shapes (bert-base for the encoder, NER and QA,
 DistilBERT for sentiment, GPT-2 for the decoder; the tiny models' tokenizers feed them, as in bench/limits.py),
@@ -19,7 +20,12 @@ written again after each phase, so a run cut short still leaves the figures it h
 3. decoding: N students (--students) each submit a greedy --new-tokens generation at the same moment from their own
    thread (`backend.submit_generation`, one client id each: the batched engine), against one left-padded
    `model.generate` batch of the same prompts on the same model: new tokens/s, engine/generate, and N ÷ one
-   stream (targets: one stream >= 1.0x generate; 64 students >= 30x one stream).
+   stream, each with the engine's step captured as a CUDA graph and not (--graphs; on a CPU both run uncaptured)
+   (targets on CUDA: one stream >= 3x generate; 64 students >= 30x one stream and >= 1.5x one padded generate batch
+   of 64, their first tokens p95 <= 0.5 s).
+3b. step: one decoding step of the largest class's rows on the engine's static batch, uncaptured and as a graph
+   (target <= 2 ms at 64 rows), the first graph step's time in a fresh batch (the capture), and the two steps'
+   greedy tokens compared: with --size tiny and --phases step, the GPU check's capture pre-check.
 4. the BERT tabs under load: while the largest class generates, one thread per tab (fill-mask, sentiment,
    entities, Q&A) sends its request, reads the answer for about --think seconds, and sends again; p50/p95
    against the tab's lone latency (target: p95 <= 3x lone), --repeats bursts pooled.
@@ -60,8 +66,11 @@ MB = 2**20
 BERT_TABS = ("fill-mask", "sentiment", "entities", "Q&A")
 NEXT_SENTENCE = ("The man went to the store.", "He bought a gallon of milk.")
 LOAD_TARGET = 3.0  # p95 under load / lone
-STREAM_TARGET = 1.0  # one stream through the engine / raw generate
+STREAM_TARGET = 3.0  # one stream through the engine / raw generate (on CUDA, graphs on; 1.0 on a CPU)
 CLASS_TARGET = (64, 30.0)  # 64 students >= 30x one stream's rate
+BATCH_TARGET = 1.5  # 64 students through the engine / one padded generate batch of 64
+STEP_TARGET = 0.002  # a step of 64 rows, in seconds
+FIRST_TOKEN_TARGET = 0.5  # p95 of the first token's wait, 64 students arriving at once
 
 
 # --- models ----------------------------------------------------------------------------------------------------------
@@ -315,59 +324,149 @@ def padded_generate(prompts: list[str], new_tokens: int) -> None:
         raise RuntimeError(f"generate made {out.shape[1] - width} tokens, not {new_tokens}")
 
 
-def decoding(students: list[int], new_tokens: int, repeats: int, memory: Memory) -> list[dict]:
-    from bg_demo.config import LIMITS
+def use_graphs(on: bool) -> None:
+    """The decoder's engine with its step captured as a CUDA graph (on CUDA) or not, from its next step."""
+    from bg_demo import models
+    from bg_demo.backend.generation import engine
 
-    runs: dict[int, list] = {n: [] for n in students}
+    decoding = engine.engine_for(models.get("decoder"))
+    decoding.graphs = on
+    if decoding._batch is not None:
+        decoding._batch.graphs = on and decoding._batch.device.type == "cuda"
+
+
+def graph_label(on: bool) -> str:
+    return "graphs on" if on else "graphs off"
+
+
+def decoding(students: list[int], new_tokens: int, repeats: int, memory: Memory, graphs: list[bool]) -> list[dict]:
+    from bg_demo import config
+
+    runs: dict[tuple, list] = {(n, on): [] for n in students for on in graphs}
     variants = {}
     for n in students:
-        variants[f"engine, {n} students"] = memory.wrap(f"engine: {n} students",
-                                                        lambda n=n: through_engine(n, new_tokens, runs[n]))
+        for on in graphs:
+            def run(n=n, on=on):
+                use_graphs(on)
+                through_engine(n, new_tokens, runs[n, on])
+            variants[f"engine, {n} students, {graph_label(on)}"] = memory.wrap(
+                f"engine: {n} students, {graph_label(on)}", run)
         variants[f"generate, {n} prompts"] = memory.wrap(f"model.generate: {n} prompts",
                                                          lambda n=n: padded_generate(class_prompts(n), new_tokens))
     result = median_seconds(variants, repeats)
     rows = []
     for n in students:
-        timed = runs[n][1:]  # the first was the warm-up
-        tokens = statistics.median(run["tokens"] for run in timed)
-        firsts = [f for run in timed for f in run["firsts"]]
-        engine_s, generate_s = result[f"engine, {n} students"], result[f"generate, {n} prompts"]
-        rows.append(dict(students=n, engine_s=engine_s, engine_tokens=tokens, engine_tps=tokens / engine_s,
-                         generate_s=generate_s, generate_tps=n * new_tokens / generate_s,
-                         first_token_p50_s=percentile(firsts, 0.5), first_token_p95_s=percentile(firsts, 0.95),
-                         stopped=dict(sum((run["stopped"] for run in timed), Counter())),
-                         errors=[e for run in runs[n] for e in run["errors"]]))
-    one = next((row for row in rows if row["students"] == 1), None)
+        generate_s = result[f"generate, {n} prompts"]
+        for on in graphs:
+            timed = runs[n, on][1:]  # the first was the warm-up
+            tokens = statistics.median(run["tokens"] for run in timed)
+            firsts = [f for run in timed for f in run["firsts"]]
+            engine_s = result[f"engine, {n} students, {graph_label(on)}"]
+            rows.append(dict(students=n, graphs=on, engine_s=engine_s, engine_tokens=tokens,
+                             engine_tps=tokens / engine_s, generate_s=generate_s, generate_tps=n * new_tokens / generate_s,
+                             first_token_p50_s=percentile(firsts, 0.5), first_token_p95_s=percentile(firsts, 0.95),
+                             stopped=dict(sum((run["stopped"] for run in timed), Counter())),
+                             errors=[e for run in runs[n, on] for e in run["errors"]]))
+    ones = {row["graphs"]: row for row in rows if row["students"] == 1}
     for row in rows:
+        one = ones.get(row["graphs"])
         row["engine_vs_generate"] = row["engine_tps"] / row["generate_tps"]
         row["engine_vs_one_stream"] = row["engine_tps"] / one["engine_tps"] if one else None
         row["generate_vs_one_stream"] = row["generate_tps"] / one["generate_tps"] if one else None
 
+    device = config.settings().device
     print(f"\n3. decoding: greedy, {new_tokens} new tokens per student, median of {repeats} after a warm-up; "
-          f"the engine runs at most {LIMITS.batch_rows} rows at once (LIMITS.batch_rows), later students wait")
-    print(f"{'students':>8s} {'engine s':>9s} {'tok/s':>9s} {'generate s':>11s} {'tok/s':>9s} {'eng/gen':>8s} "
-          f"{'eng N÷1':>8s} {'gen N÷1':>8s} {'1st tok p50':>12s} {'p95':>7s}  stopped")
+          f"the engine runs at most {config.batch_rows(device)} rows at once on {device}, later students wait; "
+          "graphs: the step as a CUDA graph (on a CPU both run uncaptured)")
+    print(f"{'students':>8s} {'graphs':>6s} {'engine s':>9s} {'tok/s':>9s} {'generate s':>11s} {'tok/s':>9s} "
+          f"{'eng/gen':>8s} {'eng N÷1':>8s} {'gen N÷1':>8s} {'1st tok p50':>12s} {'p95':>7s}  stopped")
     for row in rows:
-        ratio = (f"{row['engine_vs_one_stream']:7.1f}x {row['generate_vs_one_stream']:7.1f}x" if one
-                 else f"{'-':>8s} {'-':>8s}")
+        ratio = (f"{row['engine_vs_one_stream']:7.1f}x {row['generate_vs_one_stream']:7.1f}x"
+                 if row["engine_vs_one_stream"] is not None else f"{'-':>8s} {'-':>8s}")
         stopped = ", ".join(f"{k} {v}" for k, v in row["stopped"].items())
-        print(f"{row['students']:8d} {row['engine_s']:9.3f} {row['engine_tps']:9.1f} {row['generate_s']:11.3f} "
+        print(f"{row['students']:8d} {'on' if row['graphs'] else 'off':>6s} {row['engine_s']:9.3f} "
+              f"{row['engine_tps']:9.1f} {row['generate_s']:11.3f} "
               f"{row['generate_tps']:9.1f} {row['engine_vs_generate']:7.2f}x {ratio} "
               f"{row['first_token_p50_s'] * 1000:10.0f}ms {row['first_token_p95_s'] * 1000:5.0f}ms  {stopped}")
         for error in Counter(row["errors"]).most_common(3):
             print(f"  {row['students']} students: {error[1]} x {error[0][:200]}")
-    if one:
-        print(f"one stream through the engine: {one['engine_vs_generate']:.2f}x raw generate "
-              f"(target >= {STREAM_TARGET:.1f}x)")
     students_target, speedup_target = CLASS_TARGET
     for row in rows:
-        if one and row["students"] == students_target:
-            print(f"{students_target} students: {row['engine_vs_one_stream']:.1f}x one stream's rate "
-                  f"(target >= {speedup_target:.0f}x)")
+        label = graph_label(row["graphs"])
+        if row["students"] == 1:
+            print(f"one stream through the engine, {label}: {row['engine_vs_generate']:.2f}x raw generate "
+                  f"(target >= {STREAM_TARGET:.1f}x on CUDA, 1.0x on a CPU)")
+        if row["students"] == students_target:
+            if row["engine_vs_one_stream"] is not None:
+                print(f"{students_target} students, {label}: {row['engine_vs_one_stream']:.1f}x one stream's rate "
+                      f"(target >= {speedup_target:.0f}x)")
+            print(f"{students_target} students, {label}: {row['engine_vs_generate']:.2f}x one padded generate batch "
+                  f"(target >= {BATCH_TARGET:.1f}x); first token p95 {row['first_token_p95_s']:.2f} s "
+                  f"(target <= {FIRST_TOKEN_TARGET} s)")
     if any(row["engine_tokens"] < row["students"] * new_tokens for row in rows):
         print("(some streams stopped before --new-tokens, at end of text or the time budget: the engine's rates "
               "count the tokens made)")
     return rows
+
+
+# --- 3b. one step, and its capture ----------------------------------------------------------------------------------
+
+
+def step(rows: int, repeats: int, memory: Memory) -> dict:
+    """One decoding step of `rows` rows on the engine's static batch (`generation.static.StaticBatch`), uncaptured
+    and as a CUDA graph, side by side: each step's wall time (the device synchronised after it), the first graph
+    step's time in a fresh batch (its capture, what a cold ZeroGPU worker would pay once per bucket), and the two
+    steps' logits against each other (the same kernels: they must agree). On a CPU both run uncaptured. Raises
+    when the captured step's greedy tokens differ from the uncaptured one's: the GPU check's pre-check."""
+    import torch
+    from transformers import DynamicCache
+
+    from bg_demo import models
+    from bg_demo.backend.generation.static import StaticBatch
+
+    loaded = models.get("decoder")
+    with loaded.use(batch=True) as (_, model):
+        generator = torch.Generator().manual_seed(0)
+        ids = torch.randint(0, model.config.vocab_size, (rows, 16), generator=generator).to(loaded.device)
+        mask = torch.ones_like(ids)
+
+        def fresh(graphs: bool) -> StaticBatch:
+            cache = DynamicCache(config=model.config)
+            with torch.inference_mode():
+                logits = model(input_ids=ids, attention_mask=mask, past_key_values=cache, use_cache=True,
+                               logits_to_keep=1).logits[:, -1]
+            batch = StaticBatch(model, loaded.device, rows, graphs)
+            batch.join(cache, mask, logits.argmax(-1))
+            return batch
+
+        def timed(batch: StaticBatch):
+            def run():
+                batch.step()
+                sync()
+            return run
+
+        eager, graphed = fresh(False), fresh(True)
+        sync()
+        started = time.perf_counter()
+        graphed_out = [tensor.clone() for tensor in graphed.step()]
+        sync()
+        first_s = time.perf_counter() - started
+        eager_out = eager.step()
+        captured = graphed.graphs
+        difference = float((eager_out[0] - graphed_out[0]).abs().max())
+        same_tokens = bool(torch.equal(eager_out[1], graphed_out[1]))
+        times = median_seconds({"uncaptured": timed(eager), "graph": timed(graphed)}, max(repeats, 30))
+    record = dict(rows=rows, device=str(loaded.device), captured=captured, captures=graphed.captures,
+                  first_graph_step_s=first_s, capture_s=graphed.capture_seconds, uncaptured_s=times["uncaptured"],
+                  graph_s=times["graph"], logits_max_difference=difference, same_greedy_tokens=same_tokens)
+    print(f"\n3b. one step of {rows} rows on {loaded.device}: uncaptured {times['uncaptured'] * 1000:.2f} ms, "
+          f"{'as a CUDA graph' if captured else 'uncaptured too (no capture here)'} {times['graph'] * 1000:.2f} ms "
+          f"(target <= {STEP_TARGET * 1000:.0f} ms at 64 rows); the first graph step in a fresh batch {first_s:.3f} s "
+          f"(capture {graphed.capture_seconds:.3f} s); logits differ by at most {difference:.2e}, greedy tokens "
+          f"{'the same' if same_tokens else 'DIFFERENT'}")
+    if not same_tokens:
+        raise RuntimeError("the captured step's greedy tokens differ from the uncaptured step's")
+    return record
 
 
 # --- 4. the BERT tabs under load -------------------------------------------------------------------------------------
@@ -483,13 +582,19 @@ def main() -> int:
     parser.add_argument("--think", type=float, default=0.25, help="phase 4: seconds between one tab's requests")
     parser.add_argument("--models", help="a folder for the models of --size: read if it has all five roles, "
                         "else built there and kept")
-    parser.add_argument("--phases", default="lone,decoding,load,finetune",
-                        help="comma-separated, of lone (2), decoding (3), load (4; needs lone), finetune (5)")
+    parser.add_argument("--phases", default="lone,decoding,step,load,finetune",
+                        help="comma-separated, of lone (2), decoding (3), step (3b), load (4; needs lone), finetune (5)")
+    parser.add_argument("--graphs", default="off,on", help="decoding with the step as a CUDA graph off, on, or both "
+                        "side by side (off,on); phase 4 runs with the last")
     parser.add_argument("--json", help="write every figure to this file (again after each phase)")
     args = parser.parse_args()
     phases = {phase.strip() for phase in args.phases.split(",") if phase.strip()}
-    if not phases or phases - {"lone", "decoding", "load", "finetune"} or ("load" in phases and "lone" not in phases):
-        parser.error(f"--phases takes some of lone,decoding,load,finetune (load needs lone); got {args.phases!r}")
+    if not phases or phases - {"lone", "decoding", "step", "load", "finetune"} or (
+            "load" in phases and "lone" not in phases):
+        parser.error(f"--phases takes some of lone,decoding,step,load,finetune (load needs lone); got {args.phases!r}")
+    graphs = [{"off": False, "on": True}.get(word.strip()) for word in args.graphs.split(",") if word.strip()]
+    if not graphs or None in graphs:
+        parser.error(f"--graphs takes off, on or off,on; got {args.graphs!r}")
     try:
         students = sorted({int(n) for n in args.students.split(",") if n.strip()})
     except ValueError:
@@ -504,7 +609,7 @@ def main() -> int:
 
     memory = Memory(config.settings().device)
     info = environment()
-    rows = load_all(memory, config.ROLES if phases != {"decoding"} else ("decoder",))
+    rows = load_all(memory, config.ROLES if phases - {"decoding", "step"} else ("decoder",))
     print_environment(info, rows)
     print(f"models: {args.size} ({folder})", flush=True)
     figures = dict(environment=info, size=args.size, phases=sorted(phases), new_tokens=args.new_tokens,
@@ -520,7 +625,10 @@ def main() -> int:
     if "lone" in phases:
         save(lone_s=lone(args.repeats, memory))
     if "decoding" in phases:
-        save(decoding=decoding(students, args.new_tokens, args.repeats, memory))
+        save(decoding=decoding(students, args.new_tokens, args.repeats, memory, graphs))
+    if "step" in phases:
+        save(step=step(max(students), args.repeats, memory))
+    use_graphs(graphs[-1])
     if "load" in phases:
         save(under_load=under_load(max(students), args.new_tokens, args.repeats, args.think, figures["lone_s"], memory))
     if "finetune" in phases:

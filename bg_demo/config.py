@@ -8,6 +8,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from bg_demo import placement
+
 ROLES = ("encoder", "sentiment", "ner", "qa", "decoder")
 
 # role -> default Hub id (downloaded by users and Spaces; tests use tiny local models instead)
@@ -104,7 +106,10 @@ class Limits:
     max_beams: int = 8
     max_sequences: int = 5
     generation_seconds: float = 30.0  # a generation stops this long after it starts running, whatever it asked for
-    batch_rows: int = 32  # rows the decoding engine runs at once; later requests wait for a free row
+    batch_rows: int = 32  # rows the decoding engine runs at once on a CPU; later requests wait for a free row
+    # on CUDA: a step of GPT-2 is latency-bound up to far more rows (the weights are read once a step for all), so a
+    # class of 64 runs in one wave, not two (`batch_rows`)
+    gpu_batch_rows: int = 64
     client_rows: int = 10  # rows one client (session) may hold while others wait: two 5-sequence requests
     # An explanation runs ~36 passes with gradients (32 integrated-gradients steps, gradient x input, attention,
     # baseline) over its whole input. On 2 vCPUs one forward and backward pass of bert-base or GPT-2 takes 0.84 s
@@ -316,3 +321,22 @@ def settings() -> Settings:
 
 
 LIMITS = Limits()
+
+
+def batch_rows(device: str) -> int:
+    """Rows the decoding engine runs at once on `device` (the GPU's own limit on CUDA)."""
+    return LIMITS.gpu_batch_rows if str(device).startswith("cuda") else LIMITS.batch_rows
+
+
+ENGINE_ROWS = max(LIMITS.batch_rows, LIMITS.gpu_batch_rows)  # the most rows an engine runs at once, on any device
+
+
+def cuda_graphs(env=os.environ) -> bool:
+    """Whether the decoding step on CUDA runs as a captured CUDA graph: BG_DEMO_CUDA_GRAPHS=1 or 0 (the GPU check runs
+    both, side by side); unset, yes, except on ZeroGPU. There each generation is one call of a fresh worker, which
+    would capture its graphs again (one per bucket its batch passes through) for that call alone: whether that pays
+    for itself within a call is not measured yet (docs/gpu.md), so a Space decodes uncaptured unless it sets 1."""
+    wanted = env.get("BG_DEMO_CUDA_GRAPHS", "").strip().lower()
+    if not wanted:
+        return not placement.requested(env)
+    return wanted not in ("0", "false", "no", "off")

@@ -363,13 +363,16 @@ def _onednn_with_gradient():
 def _linear_through_onednn(self, x):
     """The forward set on a linear layer by `linear_layers_through_onednn`: oneDNN's kernel, with its own backward
     when the gradient must reach the layer's input; the layer's own forward when its weight or bias is trained (a
-    fine-tuning run), or for another dtype or device."""
+    fine-tuning run), for another dtype or device, or for a number of rows at which torch's own kernel measured
+    faster on this machine (`_bg_onednn_rows`, set by `choose_linear_kernels`)."""
     import torch
 
     weight, bias = self.weight, self.bias
     if x.dtype == weight.dtype == torch.float32 and x.device.type == weight.device.type == "cpu":
         grad = torch.is_grad_enabled()
-        if not (grad and (weight.requires_grad or (bias is not None and bias.requires_grad))):
+        chosen = getattr(self, "_bg_onednn_rows", None)
+        if not (grad and (weight.requires_grad or (bias is not None and bias.requires_grad))) and (
+                chosen is None or _faster_at(chosen, x.numel() // max(1, x.shape[-1]))):
             # a Conv1D (GPT-2) keeps its matrix as (inputs, outputs): the kernel reads the transposed view in place
             matrix = weight.t() if getattr(self, "nf", None) is not None else weight
             if grad and x.requires_grad:
@@ -378,7 +381,18 @@ def _linear_through_onednn(self, x):
     return type(self).forward(self, x)
 
 
-def linear_layers_through_onednn(model) -> int:
+def _faster_at(chosen: tuple[tuple[int, bool], ...], rows: int) -> bool:
+    """Whether oneDNN measured faster at the measured row count nearest `rows` (by ratio: 40 rows is nearer 64 than
+    8). `chosen`: (rows, oneDNN faster) pairs, by rows."""
+    best, answer = None, True
+    for measured, faster in chosen:
+        distance = max(measured, rows) / max(1, min(measured, rows))
+        if best is None or distance < best:
+            best, answer = distance, faster
+    return answer
+
+
+def linear_layers_through_onednn(model, chosen: tuple[tuple[int, bool], ...] | None = None) -> int:
     """Run the inference of every linear layer of a model held on a CPU in float32 through oneDNN, torch's other CPU
     kernel library, instead of its BLAS (MKL on x86); returns how many layers it set. MKL repacks the weight for
     every product of a few rows, so a layer cost about as much at 9 rows as at 64: through oneDNN a bert-base-size
@@ -399,8 +413,84 @@ def linear_layers_through_onednn(model) -> int:
     for module in model.modules():
         if type(module) in (torch.nn.Linear, Conv1D) and module.weight.dtype == torch.float32:
             module.forward = types.MethodType(_linear_through_onednn, module)
+            if chosen is not None:  # at the row counts where oneDNN measured faster (`choose_linear_kernels`)
+                module._bg_onednn_rows = chosen
             routed += 1
     return routed
+
+
+# the rows a CPU model's linear layers multiply: a decoding step or one masked word; a sentence, a few students'
+# step; a class's step or a long text
+KERNEL_ROWS = (1, 16, 128)
+# what the measurement reads: the first linear layers of the model, in order, up to this many weights (two blocks of
+# bert-base or GPT-2, 56 MB in float32: more than a CPU's cache holds, so read from memory as a forward pass reads
+# them), not the whole model (GPT-2's every layer, its vocabulary head too, took 3.6-3.8 s to measure at load)
+MEASURED_WEIGHTS = 14_000_000
+MARGIN = 0.95  # torch's own kernel takes a row count from oneDNN when it measures at most this fraction of its time
+
+
+def choose_linear_kernels(model, rows: tuple[int, ...] = KERNEL_ROWS, repeats: int = 3) -> dict[int, bool]:
+    """Measure, on this machine, the model's own first linear layers (`MEASURED_WEIGHTS`, each with its own weights,
+    read from memory as a forward pass reads them) through oneDNN and through torch's own kernel at each of `rows`,
+    taking turns; route every linear layer through oneDNN at the row counts where it was faster (a call takes the
+    choice of the measured count nearest its rows), and leave them torch's where it never was. Returns {rows: oneDNN
+    faster}.
+
+    The choice was once made for every CPU on one measurement (oneDNN 0.43-0.57x the time on an AMD EPYC); on an
+    Intel Xeon with AMX, with that routing, a GPT-2-size greedy `generate` took 1.12x plain transformers' time.
+    Measuring costs 0.4-0.8 s at load for a base-size model on 2 vCPUs, logged with what it found
+    (BG_DEMO_CPU_LINEAR=onednn or torch skips it and takes that kernel at every row count)."""
+    import torch
+    from transformers.pytorch_utils import Conv1D
+
+    wanted = os.environ.get("BG_DEMO_CPU_LINEAR", "measure").strip().lower()
+    if _onednn_linear() is None or wanted == "torch":
+        return dict.fromkeys(rows, False)
+    layers = [module for module in model.modules()
+              if type(module) in (torch.nn.Linear, Conv1D) and module.weight.dtype == torch.float32]
+    if wanted == "onednn":
+        faster = dict.fromkeys(rows, True)
+    else:
+        faster, measured, weights = {}, [], 0
+        for module in layers:
+            if weights >= MEASURED_WEIGHTS:
+                break
+            measured.append(module)
+            weights += module.weight.numel()
+        generator = torch.Generator().manual_seed(0)  # its own: loading leaves torch's random generator as it was
+        with torch.inference_mode():
+            for n in rows:
+                cases = []
+                for module in measured:
+                    conv = type(module) is Conv1D
+                    width = module.weight.shape[0] if conv else module.weight.shape[1]
+                    cases.append((module, module.weight.t() if conv else module.weight,
+                                  torch.randn(n, width, generator=generator)))
+
+                def ours(cases=cases):
+                    for module, matrix, x in cases:
+                        _onednn_linear()(x, matrix, module.bias, "none", [], "")
+
+                def theirs(cases=cases):
+                    for module, _, x in cases:
+                        type(module).forward(module, x)
+
+                times = {ours: [], theirs: []}
+                turns = repeats + 2 if n <= 16 else repeats  # the few rows' passes are cheap and the noisier
+                for turn in range(turns + 1):  # the first turn warms both up
+                    for fn in (ours, theirs) if turn % 2 else (theirs, ours):
+                        started = time.perf_counter()
+                        fn()
+                        if turn:
+                            times[fn].append(time.perf_counter() - started)
+                # oneDNN unless torch's own is clearly the faster: on a close call (16 rows on an AMD EPYC: 0.85-1.0x)
+                # this machine's noise would decide, load by load, and a class's step ran 12% slower the time it did
+                faster[n] = min(times[theirs]) >= MARGIN * min(times[ours])
+                log.info("linear layers at %d row(s): oneDNN %.1f ms, torch's own %.1f ms", n,
+                         min(times[ours]) * 1000, min(times[theirs]) * 1000)
+    if any(faster.values()):
+        linear_layers_through_onednn(model, tuple(sorted(faster.items())))
+    return faster
 
 
 def gelu_in_one_kernel(model) -> int:
@@ -443,7 +533,7 @@ def load_model(role: str, model_id: str) -> LoadedModel:
             model.to(settings.device).eval().requires_grad_(False)
             if settings.device == "cpu":
                 vocabulary_by_columns(model)
-                linear_layers_through_onednn(model)
+                choose_linear_kernels(model)
                 gelu_in_one_kernel(model)
     except Exception as exc:  # noqa: BLE001 - every failure must reach the user as one actionable message
         log.error("the %s model %s could not be loaded from %s", role, model_id, location, exc_info=exc)

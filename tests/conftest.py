@@ -11,6 +11,10 @@ import pytest
 # read at import time by huggingface_hub and gradio: set before anything imports them
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
+# a tiny model's products take microseconds, where measuring which CPU kernel is faster picks by noise: the tests, and
+# the servers and model replicas they start, run one (oneDNN, checked against torch's own); `choose_linear_kernels`
+# has its own test
+os.environ["BG_DEMO_CPU_LINEAR"] = "onednn"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # Parallel workers (pytest-xdist, `-n auto` in pyproject.toml): each worker's Gradio servers look for a port in a
 # range of their own (Gradio tries 100 ports up from GRADIO_SERVER_PORT, checking each before its server binds it,

@@ -318,6 +318,9 @@ def stop_mid_evaluation(monkeypatch):
 
 # what the fine-tune page's status shows from the click on Stop on: the words it keeps (`data-bg-frozen`, drawn by
 # assets/style.css) or its own
+# What the fine-tune status shows from the Stop click on: "frozen: ..." once the page's Stop code has frozen it (the
+# words kept at the click), "live: ..." before that (the click's own handler runs a moment after the click, when Gradio
+# dispatches it) and after the final result thaws it.
 WATCH_STATUS = """() => {
   window.bgSeen = []; window.bgClicked = false;
   document.addEventListener('click', (event) => {
@@ -327,7 +330,8 @@ WATCH_STATUS = """() => {
   new MutationObserver(() => {
     if (!window.bgClicked) return;
     const box = [...document.querySelectorAll('.bg-tune-status')].find((e) => e.offsetParent !== null);
-    if (box) window.bgSeen.push(box.dataset.bgFrozen !== undefined ? box.dataset.bgFrozen : box.innerText);
+    if (box) window.bgSeen.push(box.dataset.bgFrozen !== undefined ? `frozen: ${box.dataset.bgFrozen}`
+                                                                     : `live: ${box.innerText}`);
   }).observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true});
 }"""
 
@@ -405,7 +409,11 @@ def test_the_step_counter_stops_at_the_click_even_for_steps_already_on_their_way
     status = page.get_by_text(re.compile(r"Stopped after \d+ of 200 steps"))
     expect(status).to_be_visible(timeout=30_000)
     seen = page.evaluate("() => window.bgSeen")
-    shown = [int(found) for text in seen for found in re.findall(r"Step (\d+) of", text)]
+    first = next(i for i, text in enumerate(seen) if text.startswith("frozen: "))  # the page's Stop code ran
+    frozen = [int(found) for text in seen[first:] if text.startswith("frozen: ")
+              for found in re.findall(r"Step (\d+) of", text)]
+    later = [text for text in seen[first:] if text.startswith("live: ") and re.search(r"Step \d+ of", text)]
     stopped = int(re.search(r"Stopped after (\d+)", status.inner_text()).group(1))
-    assert shown and len(set(shown)) == 1  # the step on screen at the click, kept until the result came
-    assert stopped >= shown[0] + 2  # the run did go on until Stop reached it, and the result says how far
+    assert frozen and len(set(frozen)) == 1  # the step on screen at the click, kept until the result came
+    assert not later  # no step the run sent after the click was shown once the status froze
+    assert stopped >= frozen[0] + 2  # the run did go on until Stop reached it, and the result says how far

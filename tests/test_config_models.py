@@ -159,3 +159,16 @@ def test_the_model_is_loaded_in_the_dtype_asked_for_on_any_device(monkeypatch):
     config.settings.cache_clear()
     loaded = models.load_model("encoder", config.settings().source("encoder"))
     assert loaded.model.dtype == torch.bfloat16
+
+
+def test_the_engine_runs_a_gpus_rows_on_cuda_and_captures_its_step_except_on_zerogpu():
+    """`config.batch_rows`: 64 rows at once on CUDA, the CPU's 32 elsewhere. `config.cuda_graphs`: the step as a CUDA
+    graph unless BG_DEMO_CUDA_GRAPHS=0, and on ZeroGPU (a fresh worker a call) only when asked for."""
+    from bg_demo import config
+
+    assert config.batch_rows("cuda") == config.batch_rows("cuda:1") == config.LIMITS.gpu_batch_rows == 64
+    assert config.batch_rows("cpu") == config.batch_rows("mps") == config.LIMITS.batch_rows == 32
+    assert config.ENGINE_ROWS == 64
+    assert config.cuda_graphs({}) and not config.cuda_graphs({"BG_DEMO_CUDA_GRAPHS": "0"})
+    assert not config.cuda_graphs({"SPACES_ZERO_GPU": "true"})
+    assert config.cuda_graphs({"SPACES_ZERO_GPU": "true", "BG_DEMO_CUDA_GRAPHS": "1"})

@@ -88,8 +88,8 @@ def test_a_late_request_joins_mid_way_and_leaves_as_soon_as_it_is_done():
     long = submit(PROMPTS[0], GenerationSettings("temperature", max_new_tokens=200, seed=5))
     stream = iter(long)
     first = next(stream)
-    layers = engine.engine_for(models.get("decoder"))._cache.layers  # the batch's cache writes each step in place
-    assert {type(layer).__name__ for layer in layers} == {"RoomyLayer"}
+    batch = engine.engine_for(models.get("decoder"))._batch  # the batch's cache: static buffers, written in place
+    assert type(batch).__name__ == "StaticBatch" and batch.rows == 1
     short = finish(submit(PROMPTS[1], GenerationSettings("greedy", max_new_tokens=5)))
     later = next(stream)
     assert short.done and short.texts == generate(PROMPTS[1], "greedy", max_new_tokens=5).texts
@@ -350,55 +350,66 @@ def test_a_step_pads_finished_rows_and_picks_each_requests_own_token():
 
     def running(settings, ids, unfinished):
         return engine._Running(Request.of("x", settings), None, None, torch.tensor(ids), engine.logits_processors(settings),
-                               None, time.monotonic(), torch.tensor(unfinished), [[] for _ in ids])
+                               None, time.monotonic(), torch.tensor(unfinished), engine.Tokens(len(ids), tokenizer))
 
     plain = running(greedy, [[5, 6], [7, 8]], [1, 0])  # its second row has finished
     penalty = running(penalised, [[9, 9]], [1])  # token 9 is the best, but already said twice
     logits = torch.full((3, tokenizer.vocab_size), -5.0)
     logits[0, 9], logits[0, 13] = 3.0, 2.0  # halved by the penalty, 9 falls below 13
     logits[1, 11] = logits[2, 12] = 3.0
-    picked = engine.DecodingEngine._choose(None, [penalty, plain], logits, tokenizer)
+    lse = logits.logsumexp(-1)
+    top, best = logits.max(-1)
+    picked = engine.DecodingEngine._choose(None, [penalty, plain], logits, best, (top - lse).exp(), lse, tokenizer)
     assert picked.tolist() == [13, 11, eos]
-    assert [[t.token_id for t in row] for row in plain.tokens] == [[11], []]  # the finished row records nothing
-    assert [t.token_id for t in penalty.tokens[0]] == [13] and penalty.tokens[0][0].rank == 2
+    plain_rows, penalty_rows = plain.tokens.upto(1), penalty.tokens.upto(1)  # as the consumer reads them
+    assert [[t.token_id for t in row] for row in plain_rows] == [[11], []]  # the finished row records nothing
+    assert [t.token_id for t in penalty_rows[0]] == [13] and penalty_rows[0][0].rank == 2
+    assert penalty_rows[0][0].score == pytest.approx(float((logits[0, 13] - lse[0]).exp()))
     assert plain.unfinished.tolist() == [1, 0] and plain.running_rows == [True, False]
     assert penalty.ids.tolist() == [[9, 9, 13]]  # what its processors read next
     assert plain.ids.tolist() == [[5, 6], [7, 8]]  # no processor reads a greedy request's history: not kept up
 
 
-def test_the_cache_writes_each_step_in_place_and_holds_what_transformers_cache_holds():
-    """`cache.RoomyLayer`: a step's new column is written into the layer's buffer (no copy of the cache) for `ROOM`
-    steps, then the buffer grows once; keys and values stay those of transformers' own `DynamicLayer`, also after
-    the engine replaces them (rows leaving the batch)."""
-    import torch
-    from transformers.cache_utils import DynamicLayer
+@pytest.mark.parametrize("shaped", [False, True], ids=["uncaptured", "as-a-graph-runs"])
+def test_the_static_batch_moves_grows_and_compacts_its_columns_and_keeps_generates_tokens(shaped, monkeypatch):
+    """`static.StaticBatch`: a long generation outgrows the first buffers (64 columns, then 128, then 256); a prompt
+    longer than the columns before the step's joins (the running rows move right); another leaves mid-batch (the
+    rows behind it move to the front); a row that joins after a long one left finds the columns compacted. Every
+    request's tokens stay `generate`'s, also when each step runs at a CUDA graph's shapes (`shaped`: the rows of a
+    power-of-two bucket, the spare ones padding rows; the window from column 0 to a power of two), eagerly here."""
+    from bg_demo.backend.generation import static
 
-    from bg_demo.backend.generation.cache import ROOM, RoomyLayer
+    if shaped:
+        made = static.StaticBatch.__init__
 
-    torch.manual_seed(0)
-    roomy, plain = RoomyLayer(), DynamicLayer()
-    first = torch.randn(2, 3, 5, 4)
+        def shaped_init(self, *args, **kwargs):
+            made(self, *args, **kwargs)
+            self.buckets = True
 
-    def step(columns=1):
-        new = torch.randn(first.shape[0] if roomy.keys.dim() < 4 else roomy.keys.shape[0], 3, columns, 4)
-        got, want = roomy.update(new, new * 2), plain.update(new, new * 2)
-        assert all(torch.equal(a, b) for a, b in zip(got, want, strict=True))
+        monkeypatch.setattr(static.StaticBatch, "__init__", shaped_init)
+        engine.engine_for(models.get("decoder"))._batch = None  # made again, shaped
 
-    for layer in (roomy, plain):
-        layer.update(first, first + 1)
-    buffer = roomy.keys.data_ptr()
-    for _ in range(ROOM):
-        step()
-    assert roomy.keys.data_ptr() == buffer and roomy.keys.shape[-2] == 5 + ROOM
-    step()
-    assert roomy.keys.data_ptr() != buffer  # past its room: a new buffer, once
-    for layer in (roomy, plain):  # a row leaves, as the engine drops it
-        layer.keys, layer.values = layer.keys[[1]], layer.values[[1]]
-    step(3)
-    buffer = roomy.keys.data_ptr()
-    step()
-    assert roomy.keys.data_ptr() == buffer
-
+    grown, moved = [], []
+    original_allocate, original_move = static.StaticBatch._allocate, static.StaticBatch._move
+    monkeypatch.setattr(static.StaticBatch, "_allocate",
+                        lambda self, keys, capacity, length: grown.append(length) or original_allocate(
+                            self, keys, capacity, length))
+    monkeypatch.setattr(static.StaticBatch, "_move", lambda self, to: moved.append((self.column, to)) or
+                        original_move(self, to))
+    long_prompt = " ".join(PROMPTS) * 2
+    long = submit(PROMPTS[2], GenerationSettings("greedy", max_new_tokens=150))
+    stream = iter(long)
+    while next(stream).n_tokens < 3:
+        pass
+    joined = finish(submit(long_prompt, GenerationSettings("greedy", max_new_tokens=12)))
+    middle = finish(submit(PROMPTS[1], GenerationSettings("greedy", max_new_tokens=4)))
+    final = finish(stream)
+    late = finish(submit(PROMPTS[0], GenerationSettings("greedy", max_new_tokens=6)))
+    for result, prompt, n in ((final, PROMPTS[2], 150), (joined, long_prompt, 12), (middle, PROMPTS[1], 4),
+                              (late, PROMPTS[0], 6)):
+        assert result.texts == generate(prompt, "greedy", max_new_tokens=n).texts, prompt
+    assert final.n_tokens == 150 and max(grown) > 150 and len(grown) >= 3  # grown, more than once, past the first
+    assert any(to > column for column, to in moved)  # the longer prompt moved the running rows right
 
 def test_updates_put_during_a_pause_wake_the_consumers_loop_once_it_ends():
     """An async consumer in its pause is not woken by every step (a class would wake the server's loop at every
@@ -444,3 +455,41 @@ def test_a_stream_builds_only_the_updates_its_consumer_takes(monkeypatch):
     assert final.texts == every_step.texts and final.generated == every_step.generated
     assert len(taken) < final.n_tokens  # steps the consumer slept through
     assert len(built) == len(taken) and set(built) == {threading.current_thread()}
+
+
+def test_a_capture_that_fails_leaves_the_uncaptured_step_with_one_log_line(monkeypatch, caplog):
+    """`StaticBatch.step` with graphs on (as on CUDA) whose capture raises: the step runs uncaptured, gives the same
+    logits as a batch that never tried, logs one warning, and does not try again."""
+    import logging
+
+    import torch
+    from transformers import DynamicCache
+
+    from bg_demo.backend.generation import static
+
+    loaded = models.get("decoder")
+    model = loaded.model
+    ids = torch.tensor([[5, 6, 7, 8], [9, 10, 11, 12]])
+    mask = torch.ones_like(ids)
+
+    def batch():
+        cache = DynamicCache(config=model.config)
+        with torch.inference_mode():
+            model(input_ids=ids, attention_mask=mask, past_key_values=cache, use_cache=True)
+        made = static.StaticBatch(model, "cpu", 2, graphs=False)
+        made.join(cache, mask, torch.tensor([3, 4]))
+        return made
+
+    tries = []
+    monkeypatch.setattr(static.StaticBatch, "_capture", lambda self, rows, window: tries.append(1) or 1 / 0)
+    plain, failing = batch(), batch()
+    failing.graphs = failing.buckets = True  # as a batch on CUDA starts
+    with caplog.at_level(logging.WARNING, logger=static.__name__):
+        for _ in range(3):
+            want, got = plain.step(), failing.step()
+            assert torch.allclose(want[0], got[0], atol=1e-6) and torch.equal(want[1], got[1])
+            plain.advance(want[1])
+            failing.advance(got[1])
+    assert tries == [1] and not failing.graphs
+    assert [record.levelname for record in caplog.records] == ["WARNING"]
+    assert "CUDA graph failed" in caplog.records[0].getMessage()

@@ -1,5 +1,5 @@
-"""The generation package's shape: `types` and `cache` are leaves, and the engines import `types` (the batched
-engine its `cache` too), never each other."""
+"""The generation package's shape: `types` and `static` are leaves, and the engines import `types` (the batched
+engine its `static` batch too), never each other."""
 
 import ast
 from pathlib import Path
@@ -25,8 +25,8 @@ def _names(module: str, names) -> set[str]:
 
 
 def test_types_is_a_leaf_and_the_engines_import_only_it():
-    from bg_demo.backend.generation import cache
+    from bg_demo.backend.generation import static
 
-    assert _imports("types") == set() and _imports("cache") == set()
+    assert _imports("types") == set() and _imports("static") == set()
     assert _imports("beam") <= _names("types", dir(generation.types))
-    assert _imports("engine") <= _names("types", dir(generation.types)) | _names("cache", dir(cache))
+    assert _imports("engine") <= _names("types", dir(generation.types)) | _names("static", dir(static))

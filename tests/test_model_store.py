@@ -578,6 +578,56 @@ def test_a_cpu_runs_the_linear_layers_through_onednn_and_their_input_gradients_t
     assert got.abs().sum() > 0 and torch.allclose(got, want, atol=1e-4)
 
 
+def test_the_cpu_kernel_of_each_row_count_is_the_one_measured_faster_here(tiny_dir, monkeypatch):
+    """`models.choose_linear_kernels` times the model's own linear layers through both kernels and routes each call
+    to the one faster at the nearest measured row count. Here oneDNN is made the slower above one row (and torch's
+    own the slower at one row): a decoding step's one row goes through oneDNN, a sentence's 40 rows through torch's
+    own; where oneDNN never wins, nothing is routed; BG_DEMO_CPU_LINEAR=torch measures nothing."""
+    import time
+
+    import torch
+    from transformers import GPT2LMHeadModel
+    from transformers.pytorch_utils import Conv1D
+
+    monkeypatch.delenv("BG_DEMO_CPU_LINEAR")
+    kernel, own = models._onednn_linear(), Conv1D.forward
+    calls = []
+
+    def slow_above(rows, fn, name):
+        def run(*args):
+            x = args[1] if name == "torch" else args[0]
+            if (x.numel() // x.shape[-1] > 1) == (name == "onednn") and slow[0]:
+                time.sleep(0.002)
+            calls.append(name)
+            return fn(*args)
+        return run
+
+    slow = [True]
+    monkeypatch.setattr(models, "_onednn_linear", lambda: slow_above(1, kernel, "onednn"))
+    monkeypatch.setattr(Conv1D, "forward", slow_above(1, own, "torch"))
+    model = GPT2LMHeadModel.from_pretrained(tiny_dir / "decoder").eval()
+    model.lm_head.weight.requires_grad_(False)
+    model.requires_grad_(False)
+    assert models.choose_linear_kernels(model) == {1: True, 16: False, 128: False}
+    slow[0] = False
+    layer = next(m for m in model.modules() if type(m) is Conv1D)
+    with torch.inference_mode():
+        for rows, want in ((1, "onednn"), (40, "torch")):
+            calls.clear()
+            layer(torch.randn(rows, layer.weight.shape[0]))
+            assert calls == [want], rows
+
+    slow[0] = True
+    monkeypatch.setattr(models, "_onednn_linear", lambda: slow_above(0, lambda *args: time.sleep(0.004) or
+                                                                     kernel(*args), "onednn"))
+    fresh = GPT2LMHeadModel.from_pretrained(tiny_dir / "decoder").eval()
+    assert models.choose_linear_kernels(fresh) == {1: False, 16: False, 128: False}
+    assert not any("forward" in vars(m) for m in fresh.modules())  # torch's own everywhere
+    monkeypatch.setenv("BG_DEMO_CPU_LINEAR", "torch")
+    calls.clear()
+    assert models.choose_linear_kernels(fresh) == {1: False, 16: False, 128: False} and not calls
+
+
 def test_a_cpu_runs_gpt2s_activation_in_one_kernel():
     """`models.gelu_in_one_kernel`: on a CPU every GPT-2 block's activation is transformers' fused `GELUTanh`
     instead of `NewGELUActivation`'s eight operations (the values, against the checkpoint's own, are checked by

@@ -6,7 +6,7 @@ import gradio as gr
 
 from bg_demo import backend, figures
 from bg_demo.backend.generation.types import SAMPLING, STRATEGIES, GenerationSettings
-from bg_demo.config import LIMITS
+from bg_demo.config import ENGINE_ROWS, LIMITS
 from bg_demo.errors import InputError
 from bg_demo.look import Look
 from bg_demo.tokens import join_display
@@ -178,9 +178,10 @@ def _build_generation(reader, model) -> Page:
              "no_repeat_ngram_size", "repetition_penalty", "model")
     inputs = [prompt, strategy, max_new_tokens, temperature, top_k, top_p, num_beams, sequences, seed, no_repeat,
               penalty, model]
-    # generations wait on the engine without holding a thread: as many run at once as the engine has rows
+    # generations wait on the engine without holding a thread: as many run at once as the engine has rows on the
+    # largest device (64 on CUDA; a CPU's 32 rows leave the others waiting in the engine, told their place)
     task = Task(reader, generate, render, dict(zip(names, inputs)), [text, beams, summary, raw], page_id=TAB_ID,
-                api_name="generate", concurrency_id="generate", concurrency_limit=LIMITS.batch_rows,
+                api_name="generate", concurrency_id="generate", concurrency_limit=ENGINE_ROWS,
                 # transformers' name, the backend's, which the endpoint took before it took `sequences`
                 aliases={"num_return_sequences": "sequences"})
     # examples only fill the inputs, then start the same Generate event, so Stop can stop every run

@@ -26,7 +26,7 @@ import gradio as gr
 import jsonschema  # the validator the MCP SDK checks arguments with: `mcp` (requirements.txt) depends on it
 
 from bg_demo import text, tutor
-from bg_demo.config import LIMITS
+from bg_demo.config import ENGINE_ROWS
 from bg_demo.errors import shown
 from bg_demo.look import Look
 from bg_demo.ui import common, gradio_compat, payloads, serving
@@ -45,7 +45,7 @@ GROUPS = {
     "attention_summary": "attention", "compare": "compare", "explain": "tutor_explain", "prompt_task": "tutor_prompt",
 }
 # the Generate page's group runs a batch of rows at once, the BERT tasks' a batch of requests (`common.BATCHED`)
-LIMITS_OF = {"generate": LIMITS.batch_rows,
+LIMITS_OF = {"generate": ENGINE_ROWS,
              **dict.fromkeys(("fill_mask", "classify", "entities", "answer", "next_sentence"), common.BATCHED)}
 # the API page's example call of each tool: one that runs as shown
 payloads.EXAMPLES.update({f"/{PREFIX}{name}": example for name, example in tutor.EXAMPLES.items()})

@@ -27,6 +27,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field, replace
 from functools import partial
 
+from bg_demo import config
 from bg_demo.backend.generation.types import (
     Deferred,
     GenerationResult,
@@ -37,9 +38,48 @@ from bg_demo.backend.generation.types import (
     prompt_ids,
 )
 from bg_demo.config import LIMITS
-from bg_demo.tokens import display_tail, own_label
+from bg_demo.tokens import display_tail, display_tokens, own_label
 
 log = logging.getLogger(__name__)
+
+
+class Tokens:
+    """A request's rows as its consumer reads them. The engine's thread appends one entry a step (the step's token
+    ids, probabilities, ranks and which rows were still running, plain lists of this request's rows); the consumer
+    turns them into each row's `TokenInfo`s, labelled as `display_tokens` labels the row (`relabel_newest`), when it
+    builds an update. So the engine's thread does nothing per row but slice the step's lists: labelling a token and
+    making its record (~33 us a row) is the consumer's, for the updates it takes."""
+
+    def __init__(self, rows: int, tokenizer) -> None:
+        self.rows, self.tokenizer = rows, tokenizer
+        self.steps: list[tuple[list, list, list, list]] = []  # appended by the engine's thread only
+        self._labelled: list[list[TokenInfo]] = [[] for _ in range(rows)]
+        self._read = 0  # steps turned into `_labelled`
+        self._lock = threading.Lock()  # a consumer's builds, and a late one of an older update
+
+    def add(self, ids: list, probabilities: list, ranks: list, running: list) -> None:
+        self.steps.append((ids, probabilities, ranks, running))
+
+    def upto(self, steps: int) -> tuple[tuple[TokenInfo, ...], ...]:
+        """Each row's tokens after the first `steps` steps (the list only grows: a snapshot names its length)."""
+        with self._lock:
+            for ids, probabilities, ranks, running in self.steps[self._read : steps]:
+                for i, row in enumerate(self._labelled):
+                    if running[i]:
+                        row.append(TokenInfo("", int(ids[i]), probabilities[i], int(ranks[i])))
+                        relabel_newest(row, self.tokenizer)
+            self._read = max(self._read, steps)
+            if steps == self._read:
+                return tuple(tuple(row) for row in self._labelled)
+            # an older update built after a newer one: its rows as they were then (labels settle within 3 tokens,
+            # so the cut row is labelled again)
+            counts = [sum(1 for step in self.steps[:steps] if step[3][i]) for i in range(self.rows)]
+            return tuple(tuple(_labels(row[:count], self.tokenizer)) for row, count in zip(self._labelled, counts))
+
+
+def _labels(row: list[TokenInfo], tokenizer) -> list[TokenInfo]:
+    labels = display_tokens(tokenizer, [info.token_id for info in row])
+    return [replace(info, token=label) for info, label in zip(row, labels)]
 
 
 @dataclass(eq=False)
@@ -54,14 +94,14 @@ class _Running:
     generator: object  # torch.Generator when sampling, else None
     started: float  # time.monotonic() when it started running
     unfinished: object  # (n,) long tensor on the device: 1 while a row has not made its end-of-text token
-    tokens: list[list[TokenInfo]] = field(default_factory=list)  # per row, the tokens up to its end-of-text
+    tokens: Tokens  # per step, the rows' new tokens (labelled by the consumer)
     running_rows: list[bool] = field(default_factory=list)  # `unfinished` on the host, as of the last step
     steps: int = 0
     published: int = -1  # `steps` when the consumer was last sent a snapshot
 
     @property
     def rows(self) -> int:
-        return len(self.tokens)
+        return self.tokens.rows
 
     def why_stopped(self) -> str:
         """Why it must stop now, or "" to go on; checked after each new token, like `generate`'s criteria."""
@@ -107,19 +147,18 @@ class DecodingEngine:
     """Batches every running request of one decoder model; a daemon thread does all the model work. Once closed
     (its model was unloaded) the thread ends as soon as no request waits or runs; a late request starts it again."""
 
-    def __init__(self, loaded, max_rows: int | None = None) -> None:
+    def __init__(self, loaded, max_rows: int | None = None, graphs: bool | None = None) -> None:
         self.loaded = loaded
-        self.max_rows = max_rows or LIMITS.batch_rows
+        self.max_rows = max_rows or config.batch_rows(loaded.device)
+        self.graphs = config.cuda_graphs() if graphs is None else graphs  # on CUDA: the step as a CUDA graph
         self._pending: deque[tuple[Request, Handle]] = deque()
         self._wake = threading.Condition()
         self._running: list[_Running] = []
         self._thread: threading.Thread | None = None
         self._closed = False
-        # the batch: row i belongs to the request whose rows cover i, in `_running` order
-        self._cache = None  # DynamicCache, (B, heads, T, head size) per layer
-        self._mask = None  # (B, T) long: 0 on left padding
-        self._positions = None  # (B,) long: the position of each row's next token
-        self._last = None  # (B,) long: each row's newest token, the next step's input
+        # the batch (`static.StaticBatch`, made on first use): row i belongs to the request whose rows cover i, in
+        # `_running` order
+        self._batch = None
 
     def submit(self, request: Request) -> Handle:
         handle = Handle()
@@ -153,7 +192,7 @@ class DecodingEngine:
                 log.exception("the decoding engine failed; its running requests get the error")
                 for running in self._running:
                     running.handle.put(exc)
-                self._running, self._cache = [], None
+                self._running, self._batch = [], None
 
     def _turn(self) -> bool:
         """Admit who waits (as many as fit), then one step of the batch; False when closed with nothing to do."""
@@ -241,7 +280,7 @@ class DecodingEngine:
         import torch
         from transformers import DynamicCache
 
-        from bg_demo.backend.generation.cache import with_room
+        from bg_demo.backend.generation.static import StaticBatch
 
         device, eos = self.loaded.device, tokenizer.eos_token_id
         rows = [ids for request, _, ids in group for _ in range(request.settings.num_return_sequences)]
@@ -249,7 +288,7 @@ class DecodingEngine:
         ids = torch.tensor([[eos] * (width - len(row)) + row for row in rows], device=device)  # (R, T) left-padded
         mask = torch.tensor([[0] * (width - len(row)) + [1] * len(row) for row in rows], device=device)
         positions = (mask.cumsum(-1) - 1).clamp(min=0)  # each row counts from its own first token, as generate does
-        cache = with_room(DynamicCache(config=model.config))
+        cache = DynamicCache(config=model.config)
         with torch.inference_mode():
             logits = model(
                 input_ids=ids, attention_mask=mask, position_ids=positions, past_key_values=cache, use_cache=True,
@@ -265,73 +304,70 @@ class DecodingEngine:
             runnings.append(_Running(
                 request, handle, request.started(self.loaded.model_id),
                 torch.tensor([prompt] * n, device=device) if processors else None,
-                processors, generator, started, torch.ones(n, dtype=torch.long, device=device), [[] for _ in range(n)],
+                processors, generator, started, torch.ones(n, dtype=torch.long, device=device), Tokens(n, tokenizer),
             ))
-        chosen = self._choose(runnings, logits.float(), tokenizer)
-        self._join(cache, mask, chosen)
+        logits = logits.float()
+        lse = logits.logsumexp(-1)
+        top, best = logits.max(-1)
+        chosen = self._choose(runnings, logits, best, (top - lse).exp(), lse, tokenizer)
+        if self._batch is None:
+            self._batch = StaticBatch(model, device, self.max_rows, self.graphs)
+        self._batch.join(cache, mask, chosen)
         self._running.extend(runnings)
 
     def _step(self) -> None:
         """One forward pass of the whole batch, one token for every row, then out with the finished."""
         import torch
 
-        with self.loaded.use(batch=True) as (tokenizer, model):
-            mask = torch.cat([self._mask, torch.ones_like(self._mask[:, :1])], dim=1)
+        with self.loaded.use(batch=True) as (tokenizer, _):
+            logits, best, probability, lse = self._batch.step()
             with torch.inference_mode():
-                out = model(
-                    input_ids=self._last[:, None], attention_mask=mask, position_ids=self._positions[:, None],
-                    past_key_values=self._cache, use_cache=True,
-                )
-            self._mask, self._positions = mask, self._positions + 1
-            self._last = self._choose(self._running, out.logits[:, -1].float(), tokenizer)
+                self._batch.advance(self._choose(self._running, logits, best, probability, lse, tokenizer))
             self._publish(tokenizer)
 
-    def _choose(self, runnings: list[_Running], logits, tokenizer):
-        """Each request's next tokens from its rows of `logits` (B, V), as `generate` picks them; records
-        each token's probability and rank under the model. Returns the (B,) chosen ids."""
+    def _choose(self, runnings: list[_Running], logits, best, best_probability, lse, tokenizer):
+        """Each request's next tokens from its rows of `logits` (B, V), as `generate` picks them; records each
+        token's probability and rank under the model. `best`, `best_probability` and `lse` (B,): the greedy choice,
+        its probability and the logits' log-sum-exp, computed with the logits (in the step's graph on CUDA), so a
+        class of plain greedy rows costs no operation per request here. Returns the (B,) chosen ids."""
         import torch
 
         eos = tokenizer.eos_token_id
-        # a class's rows are mostly plain greedy ones: their best tokens come from one argmax over the batch, and
-        # every request's finished rows are padded at once, rather than a few small operations per request (this
-        # function's time in a step of 20 greedy students: 3.7 ms before, 3.0 ms so, GPT-2 size, 2 vCPUs)
-        best = None
-        chosen, row = [], 0
-        for running in runnings:
-            rows = slice(row, row + running.rows)
-            row += running.rows
-            if running.processors or running.generator is not None:
-                with torch.inference_mode():
-                    scores = running.processors(running.ids, logits[rows].clone()) if running.processors else logits[rows]
-                    if running.generator is not None:
-                        picked = torch.multinomial(scores.softmax(-1), 1, generator=running.generator).squeeze(1)
-                    else:
-                        picked = scores.argmax(-1)
-            else:
-                best = logits.argmax(-1) if best is None else best
-                picked = best[rows]
-            chosen.append(picked)
+        own = [(i, running) for i, running in enumerate(runnings) if running.processors or running.generator is not None]
+        picked, probabilities, ranks = best, best_probability, None
+        if own:
+            starts = [0]
+            for running in runnings:
+                starts.append(starts[-1] + running.rows)
+            picked = best.clone()
+            for i, running in own:
+                rows = slice(starts[i], starts[i + 1])
+                scores = running.processors(running.ids, logits[rows].clone()) if running.processors else logits[rows]
+                if running.generator is not None:
+                    picked[rows] = torch.multinomial(scores.softmax(-1), 1, generator=running.generator).squeeze(1)
+                else:
+                    picked[rows] = scores.argmax(-1)
+            picked_logits = logits.gather(1, picked[:, None])  # (B, 1)
+            probabilities = (picked_logits[:, 0] - lse).exp()
+            ranks = (logits > picked_logits).sum(-1) + 1
         was_running = torch.cat([running.unfinished for running in runnings])
-        picked = torch.cat(chosen) * was_running + eos * (1 - was_running)  # finished rows pad, as in generate  (B,)
-        picked_logits = logits.gather(1, picked[:, None])  # (B, 1)
-        probabilities = (picked_logits[:, 0] - logits.logsumexp(-1)).exp()
-        ranks = (logits > picked_logits).sum(-1) + 1
+        picked = picked * was_running + eos * (1 - was_running)  # finished rows pad, as in generate  (B,)
         still = was_running * (picked != eos).long()
         # the step's one copy to the host: what the stream shows (token, probability, rank) and which rows go on;
-        # float32 holds token ids exactly (below 2**24) and runs on every device (MPS has no float64)
+        # float32 holds token ids exactly (below 2**24) and runs on every device (MPS has no float64). The greedy
+        # choice is the best token: its rank is 1.
+        ranks = torch.ones_like(probabilities) if ranks is None else ranks
         ids, probabilities, ranks, was_running_rows, still_running = torch.stack(
             [picked.float(), probabilities.float(), ranks.float(), was_running.float(), still.float()]
         ).tolist()
         row = 0
         for running in runnings:
-            for i in range(running.rows):
-                if was_running_rows[row + i]:
-                    running.tokens[i].append(TokenInfo("", int(ids[row + i]), probabilities[row + i], int(ranks[row + i])))
-                    relabel_newest(running.tokens[i], tokenizer)
+            rows = slice(row, row + running.rows)
+            running.tokens.add(ids[rows], probabilities[rows], ranks[rows], was_running_rows[rows])
             if running.processors:  # only they read the history; a greedy row's would be one more op per step
-                running.ids = torch.cat([running.ids, picked[row : row + running.rows, None]], dim=1)
-            running.unfinished = still[row : row + running.rows]
-            running.running_rows = [bool(flag) for flag in still_running[row : row + running.rows]]
+                running.ids = torch.cat([running.ids, picked[rows, None]], dim=1)
+            running.unfinished = still[rows]
+            running.running_rows = still_running[rows]
             running.steps += 1
             row += running.rows
         return picked
@@ -350,40 +386,12 @@ class DecodingEngine:
             self._running = [running for running, _ in keep]
             self._leave([i for _, rows in keep for i in rows])
 
-    def _join(self, cache, mask, first) -> None:
-        """Add newly prefilled rows (their cache, (n, T) mask and first tokens) to the batch, left-padding
-        whichever is shorter."""
-        import torch
-        import torch.nn.functional as F
-
-        positions = mask.sum(-1)  # the position of each row's next token
-        if self._cache is None:
-            self._cache, self._mask, self._positions, self._last = cache, mask, positions, first
-            return
-        length = mask.shape[1]
-        old, new = self._mask.shape[1], length
-        for mine, theirs in zip(self._cache.layers, cache.layers):
-            mine.keys = torch.cat([F.pad(mine.keys, (0, 0, new - old, 0)) if new > old else mine.keys,
-                                   F.pad(theirs.keys, (0, 0, old - new, 0)) if old > new else theirs.keys])
-            mine.values = torch.cat([F.pad(mine.values, (0, 0, new - old, 0)) if new > old else mine.values,
-                                     F.pad(theirs.values, (0, 0, old - new, 0)) if old > new else theirs.values])
-        self._mask = torch.cat([F.pad(self._mask, (max(new - old, 0), 0)), F.pad(mask, (max(old - new, 0), 0))])
-        self._positions = torch.cat([self._positions, positions])
-        self._last = torch.cat([self._last, first])
-
     def _leave(self, keep: list[int]) -> None:
-        """Keep only the rows `keep` of the batch, and drop the padding columns no row needs any more."""
-        import torch
-
-        if not keep:
-            self._cache = self._mask = self._positions = self._last = None
-            return
-        index = torch.tensor(keep, device=self._mask.device)
-        self._mask, self._positions, self._last = self._mask[index], self._positions[index], self._last[index]
-        start = int((self._mask.sum(0) > 0).nonzero()[0, 0])  # the first column some row still reads
-        self._mask = self._mask[:, start:]
-        for layer in self._cache.layers:
-            layer.keys, layer.values = layer.keys[index, :, start:], layer.values[index, :, start:]
+        """Keep only the rows `keep` of the batch. An empty batch on a CPU gives its buffers back (no graph holds
+        them there)."""
+        self._batch.leave(keep)
+        if not keep and not self._batch.graphs:
+            self._batch = None
 
 
 def _groups(prompts, budget: int = 2048):
@@ -421,18 +429,19 @@ def relabel_newest(tokens: list[TokenInfo], tokenizer, n: int = 4) -> None:
 
 
 def snapshot(running: _Running, tokenizer, stopped: str) -> Deferred:
-    """The request's result as of now, built when its consumer takes it (`Deferred`): the engine's thread only
-    copies each row's list of tokens, which it goes on appending to."""
-    generated = tuple(tuple(tokens) for tokens in running.tokens)
-    return Deferred(partial(_result, running.base, generated, time.monotonic() - running.started, stopped, tokenizer),
-                    bool(stopped))
+    """The request's result as of now, built when its consumer takes it (`Deferred`): the engine's thread only notes
+    how many steps it holds (the consumer labels the rows' tokens, `Tokens.upto`)."""
+    return Deferred(partial(_result, running.base, running.tokens, running.steps, time.monotonic() - running.started,
+                            stopped, tokenizer), bool(stopped))
 
 
-def _result(base: GenerationResult, generated, seconds: float, stopped: str, tokenizer) -> GenerationResult:
+def _result(base: GenerationResult, tokens: Tokens, steps: int, seconds: float, stopped: str,
+            tokenizer) -> GenerationResult:
     # in the consumer's thread, outside the device's turn: a fast tokenizer's `decode` keeps the interpreter lock
     # throughout, so it never meets another thread's change of the tokenizer's settings half-way (decodes in 4
     # threads against encodes switching truncation on and off, 85,000 of them in 8 s, raised nothing)
-    rows = [[info.token_id for info in tokens] for tokens in generated]
+    generated = tokens.upto(steps)
+    rows = [[info.token_id for info in row] for row in generated]
     return replace(
         base, texts=tuple(tokenizer.decode(ids, skip_special_tokens=True) for ids in rows), generated=generated,
         seconds=seconds, done=bool(stopped), stopped=stopped,
