@@ -493,3 +493,26 @@ def test_a_capture_that_fails_leaves_the_uncaptured_step_with_one_log_line(monke
     assert tries == [1] and not failing.graphs
     assert [record.levelname for record in caplog.records] == ["WARNING"]
     assert "CUDA graph failed" in caplog.records[0].getMessage()
+
+
+def test_a_requests_tokens_are_recorded_by_the_engine_and_labelled_by_whoever_reads_them(monkeypatch):
+    """`engine.Tokens`: the engine's thread appends each step's plain lists and labels nothing (`relabel_newest` is
+    never called on it); an update's build labels its rows as `display_tokens` labels them, a finished row records no
+    more, and an older update built after a newer one still shows its own steps."""
+    from bg_demo.tokens import display_tokens
+
+    tokenizer = models.get("decoder").tokenizer
+    ids = tokenizer("나는 The cat")["input_ids"]
+    labelled, relabel = [], engine.relabel_newest
+    monkeypatch.setattr(engine, "relabel_newest", lambda row, tok: labelled.append(1) or relabel(row, tok))
+    tokens = engine.Tokens(2, tokenizer)
+    for k, token_id in enumerate(ids):
+        running = [1.0, 1.0 if k < 2 else 0.0]  # the second row made its end of text at step 2
+        tokens.add([float(token_id), 7.0], [0.5, 0.25], [1.0, 3.0], running)
+    assert not labelled  # nothing labelled while the engine recorded
+    rows = tokens.upto(len(ids))
+    assert tuple(info.token for info in rows[0]) == display_tokens(tokenizer, ids)
+    assert [info.token_id for info in rows[1]] == [7, 7] and rows[1][0].rank == 3 and rows[1][0].score == 0.25
+    older = tokens.upto(3)
+    assert tuple(info.token for info in older[0]) == display_tokens(tokenizer, ids[:3])
+    assert [info.token_id for info in older[1]] == [7, 7]
