@@ -272,7 +272,9 @@ class StaticBatch:
                 self._body(rows, 0, window)
         torch.cuda.current_stream(self.device).wait_stream(stream)
         graph = torch.cuda.CUDAGraph()
-        with torch.inference_mode(), torch.cuda.graph(graph, pool=self._pool):
+        # "thread_local": the capture holds the device's turn, so no other model call runs, but a model loading onto
+        # the GPU in another thread (under the loading lock, not the turn) must neither fail nor break the capture
+        with torch.inference_mode(), torch.cuda.graph(graph, pool=self._pool, capture_error_mode="thread_local"):
             outputs = self._body(rows, 0, window)
         self.captures += 1
         self.capture_seconds += time.perf_counter() - started
