@@ -49,7 +49,7 @@ def pins(path: Path) -> dict[str, str]:
     found = {}
     for line in path.read_text().splitlines():
         line = line.split("#", 1)[0].strip()
-        match = re.fullmatch(r"([A-Za-z0-9_.\-\[\]]+)==([^;\s]+)\s*(?:;\s*(.*))?", line)
+        match = re.fullmatch(r"([A-Za-z0-9_.,\-\[\]]+)==([^;\s]+)\s*(?:;\s*(.*))?", line)
         if match and _holds_on_312(match.group(3)):
             found[_norm(match.group(1).split("[")[0])] = match.group(2)
         elif line and "==" not in line and not line.startswith("-"):

@@ -1,7 +1,7 @@
 """What a lesson costs one student on ZeroGPU: every call of the guided path and of a typical 45-minute lesson, in
 the GPU-seconds it declares (what ZeroGPU's quota pre-check weighs) and the ones it uses (what ZeroGPU deducts).
 
-    python bench/zerogpu_lesson.py [--quick] [--json PATH]
+    python bench/zerogpu_lesson.py [--quick] [--json PATH] [--placement gpu,auto]
 
 The app runs on the tiny models (`bg_demo.tiny_models`), every model call routed through `ForkingSpaces`, the CPU
 stand-in for `spaces` (one forked worker per call), and is driven through its API with gradio_client, one student
@@ -12,6 +12,10 @@ is left: a call fits when the seconds used so far plus its declared ones are at 
 stand-in's, not a GPU's: on ZeroGPU a call uses a worker's start (nothing when an idle worker is reused) and
 milliseconds of compute, which this machine cannot measure; so each total is also given as the worst case, every
 call using all it declared, and as the use per call up to which every call passes the pre-check.
+
+Each lesson is played once per placement (`--placement`, both by default, side by side in one run): "gpu", every
+model call sent to a GPU worker (the app before placement by cost), and "auto", placement by cost, where a cheap call
+runs on the Space's own CPU and declares nothing (`bg_demo.dispatch.Entry.place`). The last table compares them.
 
 --quick plays the lesson's parts once each (a smoke run); --json PATH writes every call.
 """
@@ -215,6 +219,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="each lesson part once")
     parser.add_argument("--json", type=Path, help="write every call here")
+    parser.add_argument("--placement", default="gpu,auto", help="placements to play, in turn (gpu, auto, cpu)")
     options = parser.parse_args()
 
     from transformers.utils import logging as transformers_logging
@@ -242,50 +247,77 @@ def main() -> None:
     dispatch.place_defaults()
     demo = build_demo()
     _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=free_port(), quiet=True)
+    played = {}
     try:
         client = Client(url, verbose=False)
-        guided = []
-        for part, arguments in guided_parts(client):
-            part.calls = play(client, spaces, part.endpoint, arguments)
-            guided.append(part)
-        extra = []
-        for label, endpoint, clicks in LESSON:
-            part = Part(label, endpoint)
-            for arguments in clicks[:1] if options.quick else clicks:
-                part.calls += play(client, spaces, endpoint, arguments)
-            extra.append(part)
+        for mode in options.placement.split(","):
+            os.environ[placement.PLACEMENT_ENV] = mode  # read at each call
+            spaces = ForkingSpaces()
+            placement.prepare(spaces)
+            played[mode] = lesson(client, spaces, options.quick)
     finally:
         demo.close()
         placement.stop_using()
 
-    guided_calls = [c for p in guided for c in p.calls]
-    lesson_calls = guided_calls + [c for p in extra for c in p.calls]
     print("What one student's calls cost on ZeroGPU (an anonymous visitor has 120 GPU-seconds a day)")
     print("  declared: seconds a call asks ZeroGPU for (Entry.duration); the quota pre-check refuses a call whose")
-    print("            declared seconds are more than the student has left")
+    print("            declared seconds are more than the student has left; a call placed on the Space's CPU declares 0")
     print("  used:     seconds the call's worker ran, fork to exit, on this machine's CPU stand-in (ForkingSpaces, tiny")
     print("            models). NOT a GPU's: on ZeroGPU a call uses a worker's start (none when an idle worker is")
     print("            reused) plus milliseconds of compute, which this machine cannot measure")
     print(f"  a worker's start here (a stand-in call that does nothing, fork to exit): {started:.3f} s")
-    guided_rows = account(guided)
-    print_table(f"Guided path (Start tab, {len(guided)} steps; each step is its page's endpoint)", guided_rows,
-                guided_calls)
-    summary = dict(part=f"guided path ({len(guided)} steps, above)", endpoint="", n_calls=len(guided_calls),
-                   declared=sum(c.declared for c in guided_calls), used=round(sum(c.used for c in guided_calls), 3),
-                   tightest=max(r["tightest"] for r in guided_rows), fits=all(r["fits"] for r in guided_rows))
-    lesson_rows = [summary, *account(extra, used_before=summary["used"])]
-    print_table("A 45-minute lesson (the guided path with the class, then 30 minutes of exercises"
-                + (", --quick: each part once)" if options.quick else ")"), lesson_rows, lesson_calls)
+    summary, record = {}, {}
+    for mode, (guided, extra) in played.items():
+        print(f"\n=== placement {mode!r}" + (" (every model call on the GPU: before placement by cost)"
+                                               if mode == "gpu" else " (by cost: cheap calls on the Space's CPU)"))
+        guided_calls = [c for p in guided for c in p.calls]
+        lesson_calls = guided_calls + [c for p in extra for c in p.calls]
+        guided_rows = account(guided)
+        print_table(f"Guided path (Start tab, {len(guided)} steps; each step is its page's endpoint)", guided_rows,
+                    guided_calls)
+        total = dict(part=f"guided path ({len(guided)} steps, above)", endpoint="", n_calls=len(guided_calls),
+                     declared=sum(c.declared for c in guided_calls), used=round(sum(c.used for c in guided_calls), 3),
+                     tightest=max(r["tightest"] for r in guided_rows), fits=all(r["fits"] for r in guided_rows))
+        lesson_rows = [total, *account(extra, used_before=total["used"])]
+        print_table("A 45-minute lesson (the guided path with the class, then 30 minutes of exercises"
+                    + (", --quick: each part once)" if options.quick else ")"), lesson_rows, lesson_calls)
+        summary[mode] = (sum(c.declared for c in guided_calls), sum(c.declared for c in lesson_calls),
+                         len(guided_calls), len(lesson_calls))
+        record[mode] = dict(
+            guided=[dict(row, calls=[asdict(call) for call in part.calls]) for part, row in zip(guided, guided_rows)],
+            lesson=[dict(row, calls=[asdict(call) for call in part.calls])
+                    for part, row in zip(extra, lesson_rows[1:])])
+    print("\nPer student, declared GPU-seconds (scaled: x1.5, ZeroGPU's factor on its Blackwell nodes)")
+    print(f"  {'placement':<10} {'guided path':>12} {'scaled':>7} {'GPU calls':>9}   {'45-min lesson':>13} {'scaled':>7} "
+          f"{'GPU calls':>9}")
+    for mode, (guided_s, lesson_s, guided_n, lesson_n) in summary.items():
+        print(f"  {mode:<10} {guided_s:>12} {guided_s * SCALED_NODES:>7.0f} {guided_n:>9}   {lesson_s:>13} "
+              f"{lesson_s * SCALED_NODES:>7.0f} {lesson_n:>9}")
+    print("  targets: the guided path <= 20 s declared; a 45-minute lesson <= 120 s declared, scaling included")
     if options.json:
         options.json.write_text(json.dumps(dict(
             quota_s=QUOTA_SECONDS, worker_start_s=started, quick=options.quick,
             rules=dict(start_s=dispatch.START_SECONDS, call_s=dispatch.CALL_SECONDS,
                        explain_s=dispatch.EXPLAIN_SECONDS, generation_start_s=dispatch.GENERATION_START_SECONDS,
                        generation_s_per_token=dispatch.GENERATION_SECONDS_PER_TOKEN,
-                       base_parameters=dispatch.BASE_PARAMETERS),
-            guided=[dict(row, calls=[asdict(call) for call in part.calls]) for part, row in zip(guided, guided_rows)],
-            lesson=[dict(row, calls=[asdict(call) for call in part.calls]) for part, row in zip(extra, lesson_rows[1:])],
+                       base_parameters=dispatch.BASE_PARAMETERS, cpu_characters=dispatch.CPU_CHARACTERS),
+            placements=record,
         ), indent=1))
+
+
+def lesson(client, spaces, quick: bool) -> tuple[list[Part], list[Part]]:
+    """One student's guided path and exercises, each part with the GPU calls it made."""
+    guided = []
+    for part, arguments in guided_parts(client):
+        part.calls = play(client, spaces, part.endpoint, arguments)
+        guided.append(part)
+    extra = []
+    for label, endpoint, clicks in LESSON:
+        part = Part(label, endpoint)
+        for arguments in clicks[:1] if quick else clicks:
+            part.calls += play(client, spaces, endpoint, arguments)
+        extra.append(part)
+    return guided, extra
 
 
 if __name__ == "__main__":

@@ -15,10 +15,13 @@ It imports nothing of the backend (which imports it): what it needs of a generat
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import inspect
 import logging
 import math
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,9 +35,10 @@ log = logging.getLogger(__name__)
 # Seconds a call asks ZeroGPU for (`duration`), in whole seconds (spaces reads `timedelta.seconds`). ZeroGPU takes from
 # the visitor's daily quota the time a call really held its GPU, but refuses a call whose *declared* duration is more
 # than the visitor has left, and may abort one that runs past it (spaces 0.51 warns then). So a duration is the most
-# the call may need, and no more: an anonymous visitor has 120 s a day, and the guided path's 10 calls declare 52 s
-# (78 s where ZeroGPU scales a request by 1.5, on its RTX PRO 6000 nodes), so a student gets through it even if every
-# call used all it declared (bench/zerogpu_lesson.py; docs/gpu.md, "What a lesson costs").
+# the call may need, and no more: an anonymous visitor has 120 s a day; with placement by cost (below) the guided
+# path's two GPU calls declare 11 s (16 s where ZeroGPU scales a request by 1.5, on its RTX PRO 6000 nodes; 62 s
+# with every call on the GPU), so a student gets through it even if every call used all it declared
+# (bench/zerogpu_lesson.py; docs/gpu.md, "What a lesson costs").
 # A call uses a worker's start plus its compute. The start: ZeroGPU reuses an idle worker (nothing to start) or forks
 # one, which creates its CUDA context and moves in the weights placed at start-up (the five defaults, ~1.9 GB on the
 # GPU: well under a second at an H100's or H200's copy rate); we expect 1-2 s for a cold one (not measured: no GPU
@@ -58,6 +62,19 @@ TRAINING_SECONDS_PER_STEP = 0.1
 TRAINING_EVALUATION_SECONDS = 2
 TRAINING_MOST_SECONDS = 60
 BASE_PARAMETERS = 125_000_000  # a base-size model (bert-base, GPT-2): the compute allowances above are for one
+
+# Placement by cost on ZeroGPU (`Entry.place`). A GPU call costs a student at least CALL_SECONDS of a daily quota of
+# 120 (anonymous) and a worker's start; a task of a few forward passes on a base-size model costs 0.03-0.3 s on the
+# two vCPUs of a CPU Space at the lengths a lesson uses (bench/zerogpu_placement.py, measured on such a machine). So a
+# "task" runs on the Space's own CPU, on CPU copies of its models, when its text is at most CPU_CHARACTERS long (there
+# the slowest, BERT's attention maps, took 1.4 s, the others 0.3-1.0 s) and its models at most
+# base size (CPU_MOST_SIZE, multilingual BERT's larger vocabulary included: gpt2-medium and bert-large cost ~3x, and
+# go to the GPU); the rest go to a GPU worker: prompting (every row of a task's tables), explanations (~36
+# passes with gradients: seconds on a CPU), generations (a class decoding at once), fine-tuning, long inputs and big
+# models. A Space's own process gets the CPU Spaces give it (the Hub's docs do not say how many cores on ZeroGPU);
+# the linear kernels of its CPU copies are chosen by measuring on it (`models.choose_linear_kernels`).
+CPU_CHARACTERS = 2_000
+CPU_MOST_SIZE = 1.5
 
 # What a call is, which decides its duration and where it runs:
 # "task": a few forward passes (a BERT task, attention, the logit lens, Compare): CALL_SECONDS, scaled by `size`;
@@ -119,6 +136,9 @@ class Entry:
     remember_yes: bool = False  # a front end keeps a yes from the tier (asked before every request, for a notice)
     generation: Generation | None = None  # for a generation: what its arguments and its stream are
     training: Training | None = None  # for a fine-tuning run: its steps and its stream
+    # a task that may run on a ZeroGPU Space's CPU (`place`): False for one whose passes grow with more than its text
+    # (a prompt scored on every row of a task's tables: 4.6 s on 2 vCPUs for the built-in task, BERT as a cloze)
+    cpu: bool = True
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -158,6 +178,23 @@ class Entry:
         whole = EXPLAIN_SECONDS if self.kind == "explain" else CALL_SECONDS
         return _whole(START_SECONDS + (whole - START_SECONDS) * size(self, args, kwargs))
 
+    def place(self, args: tuple, kwargs: dict) -> Literal["cpu", "gpu"]:
+        """Where a call of this entry runs on ZeroGPU: "cpu" (this process, CPU copies of its models, no quota spent)
+        or "gpu" (a GPU worker), by its cost (see CPU_CHARACTERS), unless BG_DEMO_ZEROGPU_PLACEMENT forces one."""
+        forced = placement.placement_mode()
+        if forced != "auto":
+            return forced
+        if self.kind != "task" or not self.cpu or characters(args, kwargs) > CPU_CHARACTERS:
+            return "gpu"
+        return "cpu" if largest(self, args, kwargs) <= CPU_MOST_SIZE else "gpu"
+
+    @property
+    def cpu_fallback(self) -> bool:
+        """Whether a call ZeroGPU refuses (quota spent, no GPU free) runs on the Space's CPU instead: with placement by
+        cost (BG_DEMO_ZEROGPU_PLACEMENT=gpu sends every call to the GPU and lets ZeroGPU's refusal through), every
+        kind but a fine-tuning run, which would hold the CPU every other student's calls run on for minutes."""
+        return self.kind != "training" and placement.placement_mode() == "auto"
+
     def run(self, args: tuple, kwargs: dict):
         """Where the models are (a GPU worker): the call's result, or each update of a stream; a student's error as a
         `Failed` value."""
@@ -185,20 +222,120 @@ def dispatched(name: str, function: Callable, kind: Kind, roles: Roles = (), **o
 
 def send(entry: Entry, args: tuple, kwargs: dict):
     """One call of `entry`, run where this process's calls run."""
-    if placement.in_worker():
+    if placement.runs_here():
         return entry.function(*args, **kwargs)
     tier = placement.tier()
     if tier is not None:
         return tier.stream(entry, args, kwargs) if entry.streams else tier.call(entry, args, kwargs)
     if not placement.zero_gpu() or entry.kind == "store":
-        if entry.batched is not None:
-            return batcher(entry).call(args, kwargs)
-        return entry.function(*args, **kwargs)
+        return _here(entry, args, kwargs)
+    if entry.place(args, kwargs) == "cpu":
+        _record(entry, "cpu")
+        return _on_cpu(entry, args, kwargs)
     _load_models(entry, args, kwargs)
     if entry.streams:
         return _stream(entry, args, kwargs)
-    *_, result = placement.gpu_call(entry, args, kwargs)
+    declared = entry.duration(args, kwargs)
+    try:
+        *_, result = placement.gpu_call(entry, args, kwargs)
+    except Exception as error:
+        refused = placement.refusal(error)
+        if refused is None or not entry.cpu_fallback:
+            _record(entry, "refused", declared, refused)
+            raise
+        log.info("%s: ZeroGPU refused it (%s): it runs on this CPU instead", entry.name, refused)
+        _record(entry, "cpu", 0, refused)
+        return _on_cpu(entry, args, kwargs)
+    _record(entry, "gpu", declared)
     return raised(result)
+
+
+def _here(entry: Entry, args: tuple, kwargs: dict):
+    """A call in this process: a batched BERT task with the other callers of the moment, anything else alone."""
+    if entry.batched is not None:
+        return batcher(entry).call(args, kwargs)
+    return entry.function(*args, **kwargs)
+
+
+def _on_cpu(entry: Entry, args: tuple, kwargs: dict):
+    """A ZeroGPU Space's call on its own CPU, on CPU copies of the models (`placement.on_cpu`)."""
+    with placement.on_cpu():
+        return _here(entry, args, kwargs)
+
+
+@dataclass(frozen=True)
+class Placed:
+    """Where one call of a page's run went on ZeroGPU: `where` "cpu", "gpu" or "refused"; the seconds it declared to
+    ZeroGPU's quota (0 on the CPU); `refusal`: why ZeroGPU refused it ("quota", "busy"), when it did."""
+
+    name: str
+    where: Literal["cpu", "gpu", "refused"]
+    declared: int = 0
+    refusal: str | None = None
+
+
+class Spent:
+    """Where the calls of one run went (`accounting`), for the page to say: what was asked of ZeroGPU, what ran on
+    the CPU because ZeroGPU refused it. Filled by the dispatcher, read by the page; a stream's feeding thread adds
+    to it too, so it is guarded."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._calls: list[Placed] = []
+
+    def add(self, placed: Placed) -> None:
+        with self._lock:
+            self._calls.append(placed)
+
+    @property
+    def calls(self) -> tuple[Placed, ...]:
+        with self._lock:
+            return tuple(self._calls)
+
+    @property
+    def declared(self) -> int:
+        """GPU-seconds the run's calls declared to ZeroGPU (what its quota pre-check weighed)."""
+        return sum(call.declared for call in self.calls)
+
+    @property
+    def fell_back(self) -> str | None:
+        """Why ZeroGPU refused a call that then ran on the CPU ("quota", "busy"), or None."""
+        return next((call.refusal for call in self.calls if call.where == "cpu" and call.refusal), None)
+
+
+_spent: contextvars.ContextVar[Spent | None] = contextvars.ContextVar("bg_demo_spent", default=None)
+
+
+@contextlib.contextmanager
+def accounting():
+    """Record where the calls made in this block go on ZeroGPU: `with accounting() as spent:` around a page's
+    compute, then `spent.calls`. Outside such a block nothing is recorded."""
+    spent = Spent()
+    token = _spent.set(spent)
+    try:
+        yield spent
+    finally:
+        _spent.reset(token)
+
+
+def account_in_this_context() -> Spent:
+    """Record where the calls made from now on in this context go (a stream's handler: an async generator, whose
+    steps a `with accounting()` would leave and enter again); the context is the event's own, and ends with it
+    (`stop_accounting` ends the recording earlier)."""
+    spent = Spent()
+    _spent.set(spent)
+    return spent
+
+
+def stop_accounting() -> None:
+    """Record nothing more in this context (the end of what `account_in_this_context` began)."""
+    _spent.set(None)
+
+
+def _record(entry: Entry, where: str, declared: int = 0, refusal: str | None = None) -> None:
+    spent = _spent.get()
+    if spent is not None:
+        spent.add(Placed(entry.name, where, declared, refusal))
 
 
 class Batcher:
@@ -301,13 +438,25 @@ def raised(result):
 
 def place_defaults() -> None:
     """On ZeroGPU, load every role's default model now, in the main process: ZeroGPU packs the weights placed on
-    "cuda" at start-up and moves them into each worker, where a load inside a call would be slow and lost after it.
+    "cuda" at start-up and moves them into each worker, where a load inside a call would be slow and lost after it;
+    and its CPU copy, which the calls placed on this process's CPU read, so the first student does not wait for it.
     A role whose model cannot load is logged; its tabs say why when used."""
     if not placement.zero_gpu():
         return
+    mode = placement.placement_mode()
+    import torch
+
+    # what the Space's own process has for the calls placed on it (the Hub's documentation does not say)
+    log.info("ZeroGPU, placement %s: this process sees %d CPUs, and torch runs %d threads", mode,
+             len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+             torch.get_num_threads())
     for role in config.ROLES:
         try:
-            models.get(role)
+            if mode != "cpu":
+                models.get(role)
+            if mode != "gpu":  # the CPU copy the calls placed on this process's CPU read (`Entry.place`)
+                with placement.on_cpu():
+                    models.get(role)
         except ModelUnavailableError:
             log.exception("the %s model could not be placed at start-up", role)
 
@@ -325,43 +474,105 @@ def _stream(entry: Entry, args: tuple, kwargs: dict):
     request in the worker at its next token and gives the GPU back; the consumer's last update is then the newest
     one, marked stopped, as the engine ends a cancelled request."""
     handle = entry.stream.handle()
+    spent, declared = _spent.get(), entry.duration(args, kwargs)
 
     def feed() -> None:
-        last = None
+        last, counted = None, False
         try:
             updates = placement.gpu_call(entry, args, kwargs)
             try:
                 for update in updates:
+                    if not counted:  # before the consumer can see the stream end: its page reads what it declared
+                        counted = _add(spent, Placed(entry.name, "gpu", declared))
                     handle.put(last := raised(update))
                     if handle.cancelled.is_set() or update.done:
                         break
             finally:
                 updates.close()
+            if not counted:
+                counted = _add(spent, Placed(entry.name, "gpu", declared))
             if last is None or not last.done:
                 handle.put(entry.stream.stopped(last, args, kwargs))
         except BaseException as error:  # noqa: BLE001 - the consumer raises it
-            handle.put(error)
+            refused = placement.refusal(error)
+            if last is not None or refused is None or not entry.cpu_fallback:
+                if not counted:
+                    _add(spent, Placed(entry.name, "refused" if refused else "gpu", declared, refused))
+                handle.put(error)
+                return
+            log.info("%s: ZeroGPU refused it (%s): it runs on this CPU instead", entry.name, refused)
+            _add(spent, Placed(entry.name, "cpu", 0, refused))
+            _relay(entry, args, kwargs, handle)
 
-    threading.Thread(target=feed, name="bg-demo-zerogpu-stream", daemon=True).start()
+    # in the caller's context: `spaces` reads the visitor's request from Gradio's context variables (the token that
+    # says whose quota pays: without it every stream went on the anonymous, per-address quota), and a page's
+    # `accounting` is there too
+    threading.Thread(target=contextvars.copy_context().run, args=(feed,), name="bg-demo-zerogpu-stream",
+                     daemon=True).start()
     return handle
+
+
+def _relay(entry: Entry, args: tuple, kwargs: dict, handle) -> None:
+    """A stream ZeroGPU refused, run on this CPU instead, its updates put into the consumer's `handle`; the consumer's
+    Stop cancels it at its next update."""
+    try:
+        with placement.on_cpu():
+            inner = entry.function(*args, **kwargs)
+        for update in inner:
+            handle.put(update)
+            if handle.cancelled.is_set():
+                inner.cancel()
+                break
+    except BaseException as error:  # noqa: BLE001 - the consumer raises it
+        handle.put(error)
+
+
+def _add(spent: Spent | None, placed: Placed) -> bool:
+    if spent is not None:
+        spent.add(placed)
+    return True
 
 
 def _whole(seconds: float) -> int:
     return math.ceil(round(seconds, 6))  # up, but 75 tokens x 0.04 s (3.0000000000000004) is 3 s
 
 
+def characters(args: tuple, kwargs: dict) -> int:
+    """The characters of text a call is given: every string among its arguments, in lists and dicts too (a task's
+    tables), which is what its passes grow with."""
+    def count(value) -> int:
+        if isinstance(value, str):
+            return len(value)
+        if isinstance(value, dict):
+            return sum(count(item) for item in value.values())
+        if isinstance(value, (list, tuple)):
+            return sum(count(item) for item in value)
+        return 0
+
+    return count(list(args)) + count(kwargs)
+
+
 def size(entry: Entry, args: tuple, kwargs: dict) -> float:
     """The parameters of the models a call reads, in base-size models (1 at least): the named model, else the one its
     role serves (its Hub id, else the role's default model, whose size the app is meant to run)."""
+    return max(1.0, sum(_parameters(entry, args, kwargs)) / BASE_PARAMETERS)
+
+
+def largest(entry: Entry, args: tuple, kwargs: dict) -> float:
+    """The biggest model a call reads, in base-size models (Compare reads two base-size models: 1)."""
+    return max(_parameters(entry, args, kwargs), default=0) / BASE_PARAMETERS
+
+
+def _parameters(entry: Entry, args: tuple, kwargs: dict) -> list[int]:
     try:
         wanted = entry.models_read(args, kwargs)
     except TypeError:  # arguments the function will refuse itself, in the worker
         wanted = []
-    parameters = 0
+    parameters = []
     for role, model_id in wanted:
         if not model_id and role in config.ROLES:
             served = config.settings().source(role)
             model_id = served if served in config.MODEL_INFO else config.DEFAULT_MODELS[role]
         info = config.MODEL_INFO.get(config.hub_id(model_id))
-        parameters += info.parameters if info is not None else BASE_PARAMETERS
-    return max(1.0, parameters / BASE_PARAMETERS)
+        parameters.append(info.parameters if info is not None else BASE_PARAMETERS)
+    return parameters

@@ -144,6 +144,9 @@ class LoadedModel:
     missing_heads: frozenset[str] = frozenset()  # heads with no trained weights: "mlm", "nsp" (encoder), "lm" (decoder)
     nbytes: int = 0  # parameters + buffers, what the store's memory budget counts
     location: str = ""  # where it was loaded from: `model_id`, or a local copy of it
+    # a CPU copy for this process's own calls on ZeroGPU (`placement.on_cpu`): it runs here, from any thread (the
+    # decoding engine's too), where a model placed for the GPU workers runs only in a worker
+    here: bool = False
     _evicted: bool = field(default=False, init=False, repr=False)
     _attached: dict = field(default_factory=dict, init=False, repr=False)  # name -> state made for this model
     _evict_guard: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
@@ -187,7 +190,7 @@ class LoadedModel:
         """Exclusive use of tokenizer and model while holding the device's turn: fast tokenizers are
         not thread-safe, two forward passes at once fight over the CPU's cores, and the attention
         implementation is switched to eager only for the calls that read attention maps."""
-        if placement.zero_gpu() and not placement.in_worker():
+        if placement.zero_gpu() and not placement.runs_here() and not self.here:  # placed for the GPU workers
             raise RuntimeError(f"a call of the {self.role} model outside a GPU call: on ZeroGPU this process has no GPU")
         self.lock.acquire(batch=batch, background=background)
         try:
@@ -509,14 +512,15 @@ def gelu_in_one_kernel(model) -> int:
     return swapped
 
 
-def load_model(role: str, model_id: str) -> LoadedModel:
-    """Load a role's tokenizer and model, from a local copy when there is one (`Settings.location`); any failure
-    is logged with its cause and becomes a ModelUnavailableError. Records the heads it has no trained weights
-    for, and its size."""
+def load_model(role: str, model_id: str, device: str | None = None) -> LoadedModel:
+    """Load a role's tokenizer and model, from a local copy when there is one (`Settings.location`), on the
+    configured device, or on `device` (a CPU copy on ZeroGPU, `placement.on_cpu`, in float32); any failure is logged
+    with its cause and becomes a ModelUnavailableError. Records the heads it has no trained weights for, and its size."""
     settings = config.settings()
     location = settings.location(model_id)
-    log.info("loading the %s model %s from %s on %s in %s", role, model_id, location, settings.device,
-             settings.dtype(role))
+    device = device or settings.device
+    dtype = settings.dtype(role) if device == settings.device else config.dtypes(device)[role]
+    log.info("loading the %s model %s from %s on %s in %s", role, model_id, location, device, dtype)
     try:
         with _LOADING:
             started = time.perf_counter()  # from the moment it loads, not from when it began to wait
@@ -525,13 +529,14 @@ def load_model(role: str, model_id: str) -> LoadedModel:
 
             tokenizer = load_tokenizer(location, config.TOKENIZER_OPTIONS.get(model_id, {}))
             model_class = getattr(transformers, MODEL_CLASSES[role])
-            model, info = _from_pretrained(model_class, location, dtype=getattr(torch, settings.dtype(role)),
+            model, info = _from_pretrained(model_class, location, dtype=getattr(torch, dtype),
                                            output_loading_info=True)
-            placement.emulate_cuda_here()  # on ZeroGPU, "cuda" is emulated here: the weights stay for the workers
+            if device != "cpu":
+                placement.emulate_cuda_here()  # on ZeroGPU, "cuda" is emulated here: the weights stay for the workers
             # served for reading only: a fine-tuning run trains pieces of its own (`bg_demo.backend.finetune`), and
             # no gradient ever builds up on the shared weights
-            model.to(settings.device).eval().requires_grad_(False)
-            if settings.device == "cpu":
+            model.to(device).eval().requires_grad_(False)
+            if device == "cpu":
                 vocabulary_by_columns(model)
                 choose_linear_kernels(model)
                 gelu_in_one_kernel(model)
@@ -545,7 +550,7 @@ def load_model(role: str, model_id: str) -> LoadedModel:
     seconds = time.perf_counter() - started
     log.info("loaded the %s model %s in %.1f s", role, model_id, seconds)
     # named as clients will see it (a local folder by its name); `location` keeps where it came from
-    return LoadedModel(role, config.public_name(model_id), tokenizer, model, settings.device, seconds,
+    return LoadedModel(role, config.public_name(model_id), tokenizer, model, device, seconds,
                        missing_heads=missing, nbytes=model.get_memory_footprint(return_buffers=True), location=location)
 
 
@@ -577,8 +582,10 @@ class ModelStore:
     def __init__(self, loader=load_model, budget: int | None = None):
         self._loader = loader
         self._budget = budget  # None: the settings' (BG_DEMO_MEMORY_BUDGET_GB)
-        self._loaded: OrderedDict[tuple[str, str], LoadedModel] = OrderedDict()  # least recently used first
-        self._key_locks: dict[tuple[str, str], threading.Lock] = {}
+        # (role, model id, device: None for the configured one, "cpu" for a CPU copy on ZeroGPU) -> the model, least
+        # recently used first
+        self._loaded: OrderedDict[tuple[str, str, str | None], LoadedModel] = OrderedDict()
+        self._key_locks: dict[tuple[str, str, str | None], threading.Lock] = {}
         self._guard = threading.Lock()  # over the two dicts only: never held while a model loads
 
     @property
@@ -598,8 +605,9 @@ class ModelStore:
         return model_id
 
     def get(self, role: str, model_id: str | None = None) -> LoadedModel:
-        """The loaded model (loading it first if needed), now the most recently used."""
-        key = (role, self.resolve(role, model_id))
+        """The loaded model (loading it first if needed), now the most recently used: on ZeroGPU, inside
+        `placement.on_cpu()`, its CPU copy."""
+        key = (role, self.resolve(role, model_id), _copy_device())
         with self._guard:
             if (loaded := self._touch(key)) is not None:
                 return loaded
@@ -608,7 +616,11 @@ class ModelStore:
             with self._guard:
                 if (loaded := self._touch(key)) is not None:
                     return loaded
-            loaded = self._loader(*key)
+            if key[2] is None:
+                loaded = self._loader(role, key[1])
+            else:  # a CPU copy, for the calls placed on this process's CPU
+                loaded = self._loader(role, key[1], device=key[2])
+                loaded.here = True
             budget = self.budget
             with self._guard:
                 evicted = self._make_room(getattr(loaded, "nbytes", 0), budget)
@@ -645,14 +657,14 @@ class ModelStore:
             gc.collect()  # transformers models hold reference cycles: free their tensors now, not at some later gc
 
     def is_loaded(self, role: str, model_id: str | None = None) -> bool:
-        return (role, self.resolve(role, model_id)) in self._loaded
+        return (role, self.resolve(role, model_id), _copy_device()) in self._loaded
 
     def snapshot(self) -> StoreSnapshot:
         """The loaded models (least recently used first), their sizes and the budget, for the UI."""
         with self._guard:
             models = tuple(  # each named as it names itself: a local folder by its name, not its path
                 LoadedInfo(role, loaded.model_id, getattr(loaded, "nbytes", 0), tuple(sorted(loaded.missing_heads)))
-                for (role, _), loaded in self._loaded.items()
+                for (role, *_), loaded in self._loaded.items()
             )
         return StoreSnapshot(self.budget, sum(info.nbytes for info in models), models)
 
@@ -667,6 +679,13 @@ class ModelStore:
 
 
 STORE = ModelStore()
+
+
+def _copy_device() -> str | None:
+    """The device of the copy a call made here reads: "cpu" for a call placed on a ZeroGPU Space's own CPU (its
+    models are copies of their own: the configured ones there are placed for the GPU workers, and run only in a
+    worker), else None (the configured device)."""
+    return "cpu" if placement.cpu_here() and placement.zero_gpu() else None
 
 
 def _after_fork_in_child() -> None:

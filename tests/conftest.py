@@ -63,13 +63,15 @@ TEST_ZEROGPU = os.environ.get("BG_DEMO_TEST_ZEROGPU", "").strip() == "1"
 
 @pytest.fixture(scope="session", autouse=True)
 def zero_gpu_everywhere():
-    """With BG_DEMO_TEST_ZEROGPU=1, the whole session's model calls cross the ZeroGPU stand-in's boundary."""
+    """With BG_DEMO_TEST_ZEROGPU=1, the whole session's model calls cross the ZeroGPU stand-in's boundary (every one:
+    placement by cost would keep the cheap ones here, unless BG_DEMO_ZEROGPU_PLACEMENT says otherwise)."""
     if not TEST_ZEROGPU:
         yield None
         return
     from bg_demo import placement
     from tests.support.zerogpu import ForkingSpaces
 
+    os.environ.setdefault(placement.PLACEMENT_ENV, "gpu")
     spaces = ForkingSpaces()
     placement.prepare(spaces)
     yield spaces

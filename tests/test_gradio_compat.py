@@ -29,7 +29,7 @@ FRONTEND = Path(gradio.__file__).parent / "templates" / "frontend" / "assets"
 def test_the_pinned_and_the_installed_gradio_are_in_the_tested_range():
     from packaging.specifiers import SpecifierSet
 
-    pinned = re.search(r"^gradio(?:\[\w+\])?==(\S+)", (ROOT / "requirements.txt").read_text(), re.MULTILINE).group(1)
+    pinned = re.search(r"^gradio(?:\[[\w,]+\])?==(\S+)", (ROOT / "requirements.txt").read_text(), re.MULTILINE).group(1)
     assert pinned in SpecifierSet(gradio_compat.TESTED)
     assert gradio.__version__ in SpecifierSet(gradio_compat.TESTED)
     gradio_compat.check_version()  # the installed one passes
@@ -354,6 +354,21 @@ def test_on_a_space_the_mcp_server_lists_and_finds_the_prompt_and_leaves_hidden_
     finally:
         demo.close()
     assert tools == ["bg_demo_shown"] and prompts == ["bg_demo_teach"] and words == "teach in ko"
+
+
+def test_gradio_reads_a_space_s_oauth_settings_where_the_compat_module_sets_them(monkeypatch):
+    """The sign-in button's routes come from the OAuth module's own settings, read when it was imported: a test of
+    the button on a Space (tests/test_zerogpu_placement.py) sets them there."""
+    module = gradio_compat.oauth_settings()
+    for name in gradio_compat.OAUTH_SETTINGS:
+        assert hasattr(module, name), name
+        monkeypatch.setattr(module, name, None)
+    monkeypatch.setenv("SYSTEM", "spaces")
+    monkeypatch.setenv("SPACE_ID", "a-teacher/bg-demo")
+    with pytest.raises(ValueError, match="OAUTH_CLIENT_ID"):  # it reads the module's, not the environment's
+        with gr.Blocks() as demo:
+            gr.LoginButton()
+        demo.close()
 
 
 @pytest.mark.server

@@ -1,5 +1,7 @@
-"""On ZeroGPU: every model call crosses to a forked GPU worker and back by pickle (`tests.support.zerogpu.ForkingSpaces`,
-the stand-in for `spaces`), and none runs in the main process, which has no GPU there."""
+"""On ZeroGPU, with every call placed on the GPU (BG_DEMO_ZEROGPU_PLACEMENT=gpu): every model call crosses to a forked
+GPU worker and back by pickle (`tests.support.zerogpu.ForkingSpaces`, the stand-in for `spaces`), and none runs in the
+main process, which has no GPU there. Placement by cost (cheap calls on the Space's own CPU) and what happens when
+ZeroGPU refuses for quota: tests/test_zerogpu_placement.py."""
 
 import os
 import time
@@ -9,20 +11,16 @@ from gradio_client import Client
 
 from bg_demo import backend, dispatch, models, placement, text
 from bg_demo.errors import InputError
-from tests.support.zerogpu import ForkingSpaces
+from tests.support.zerogpu import stand_in
 from tests.test_boundary import CALLS, _steady
 
 
 @pytest.fixture
-def zero_gpu(zero_gpu_everywhere):
-    """The stand-in for this test (or the session's, with BG_DEMO_TEST_ZEROGPU=1)."""
-    if zero_gpu_everywhere is not None:
-        yield zero_gpu_everywhere
-        return
-    spaces = ForkingSpaces()
-    placement.prepare(spaces)
-    yield spaces
-    placement.stop_using()
+def zero_gpu(zero_gpu_everywhere, monkeypatch):
+    """The stand-in for this test (or the session's, with BG_DEMO_TEST_ZEROGPU=1), every call placed on the GPU."""
+    monkeypatch.setenv(placement.PLACEMENT_ENV, "gpu")
+    with stand_in(zero_gpu_everywhere) as spaces:
+        yield spaces
 
 
 @pytest.fixture
@@ -249,7 +247,7 @@ def refusing(zero_gpu):
     """ZeroGPU refuses every call (no GPU free), in the caller's process, before any worker starts."""
     zero_gpu.refuse = "No GPU was available"
     yield zero_gpu
-    zero_gpu.refuse = None
+    zero_gpu.refuse, zero_gpu.refuse_title = None, "ZeroGPU client error"
 
 
 def test_zerogpu_s_refusal_reaches_the_student_in_its_words_and_the_page_s_language(refusing):

@@ -98,7 +98,7 @@ generate_stream = dispatched("generate_stream", _generation.generate_stream, "ge
                              generation=_GENERATION)
 generate = dispatched("generate", _generation.generate, "generation", ("decoder",), generation=_GENERATION)
 # the fine-tune-or-prompt page: a prompt scored, a run (streamed: one GPU call on ZeroGPU), a learnt model tried
-prompt_task = dispatched("prompt_task", _prompting.prompt_task, "task", _asked_model)
+prompt_task = dispatched("prompt_task", _prompting.prompt_task, "task", _asked_model, cpu=False)
 fine_tune = dispatched("fine_tune", _finetune.fine_tune, "training", _asked_model, streams=True, training=_TRAINING)
 predict_tuned = dispatched("predict_tuned", _finetune.predict_tuned, "task", _tuned_model)
 explain_tuned = dispatched("explain_tuned", _finetune.explain_tuned, "explain", _tuned_model)

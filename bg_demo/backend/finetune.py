@@ -24,6 +24,7 @@ by pickle, so `predict_tuned` and `explain_tuned` can apply them again anywhere.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import copy
 import dataclasses
 import functools
@@ -174,8 +175,9 @@ def fine_tune(model, train, test, method: str = "head", steps: int = 30, learnin
     if settings.method == "layers" and settings.layers > len(layers_in):
         raise InputError("error.out_of_range", what=field("layers"), low=1, high=len(layers_in), got=settings.layers)
     handle = Handle()
-    handle.thread = threading.Thread(target=_run, args=(handle, loaded, settings, task), name="bg-demo-fine-tune",
-                                     daemon=True)
+    # in the caller's context: a run placed on a ZeroGPU Space's CPU (`placement.on_cpu`) stays there in its thread
+    handle.thread = threading.Thread(target=contextvars.copy_context().run,
+                                     args=(_run, handle, loaded, settings, task), name="bg-demo-fine-tune", daemon=True)
     handle.thread.start()
     return handle
 

@@ -16,6 +16,31 @@ EN = {
     "app.gpu_service": (
         "ZeroGPU, the shared GPU service this app runs on, did not run this request. In its own words: {message}"
     ),
+    "app.gpu_quota": (
+        "ZeroGPU, the shared GPU service this app runs on, would not run this: the daily GPU time it counts for you is "
+        "spent. {when} {sign_in} In its own words: {message}"
+    ),
+    "app.gpu_quota.when": "It comes back in about {hours} h {minutes} min.",
+    "app.gpu_quota.when_unknown": "ZeroGPU does not say when it comes back.",
+    "app.gpu_quota.sign_in": (
+        "You are not signed in, so ZeroGPU counts one quota for everyone on your network (a whole school behind one "
+        "router shares it): sign in with Hugging Face on the Start page to get one of your own."
+    ),
+    "gpu.note.quota": (
+        "ZeroGPU would not give this run a GPU: your daily GPU time is spent. It ran on this Space's own CPU instead, "
+        "which is slower."
+    ),
+    "gpu.note.busy": "ZeroGPU had no GPU free, so this run went to this Space's own CPU instead, which is slower.",
+    "gpu.note.declared": (
+        "This run asked ZeroGPU for {seconds} s of GPU time; this session has asked for {total} s so far. ZeroGPU "
+        "gives a visitor {anonymous} s a day, {signed_in} s when signed in."
+    ),
+    "gpu.sign_in": (
+        "This Space runs its heavier work (generation, explanations, fine-tuning) on ZeroGPU, which counts GPU time "
+        "per visitor: {anonymous} s a day without signing in, shared by everyone on the same network (a whole class "
+        "behind one school router), or {signed_in} s of your own once signed in. The BERT tasks and the attention "
+        "views run on the Space's CPU and cost none of it."
+    ),
     "app.unexpected": "Something went wrong on the server while running this request. Try again, or try a shorter text.",
     "app.kept_result": "The result below is still the one before: it is not from these inputs.",
     "common.raw": "Raw result (JSON, as the API returns it)",

@@ -16,6 +16,31 @@ JA: dict[str, str] = {
     "app.gpu_service": (
         "このアプリが使う共有 GPU サービス（ZeroGPU）がこのリクエストを実行しませんでした。ZeroGPU からの元のメッセージ：{message}"
     ),
+    "app.gpu_quota": (
+        "このアプリが使う共有 GPU サービス（ZeroGPU）がこのリクエストを実行しませんでした。今日使える GPU 時間を使い切りました。"
+        "{when}{sign_in}ZeroGPU からの元のメッセージ：{message}"
+    ),
+    "app.gpu_quota.when": "約 {hours} 時間 {minutes} 分後にまた使えます。",
+    "app.gpu_quota.when_unknown": "ZeroGPU はいつまた使えるかを知らせていません。",
+    "app.gpu_quota.sign_in": (
+        "サインインしていないため、ZeroGPU は同じネットワークの全員（学校のルーター 1 台の後ろのクラス全体）で 1 つの枠を"
+        "数えます。スタートページで Hugging Face にサインインすると、自分だけの枠がもらえます。"
+    ),
+    "gpu.note.quota": (
+        "今日使える GPU 時間を使い切ったため、ZeroGPU は GPU を割り当てませんでした。代わりにこの Space の CPU で実行しました"
+        "（少し遅くなります）。"
+    ),
+    "gpu.note.busy": "ZeroGPU に空いている GPU がなかったため、この Space の CPU で実行しました（少し遅くなります）。",
+    "gpu.note.declared": (
+        "今回の実行は ZeroGPU に GPU 時間を {seconds} 秒要求しました。このセッションでこれまでに要求したのは {total} 秒です。"
+        "ZeroGPU は訪問者に 1 日 {anonymous} 秒、サインインすると {signed_in} 秒を割り当てます。"
+    ),
+    "gpu.sign_in": (
+        "この Space は重い処理（生成、説明、ファインチューニング）を ZeroGPU で実行し、ZeroGPU は GPU 時間を訪問者ごとに"
+        "数えます。サインインしないと 1 日 {anonymous} 秒を同じネットワークの全員（学校のルーター 1 台の後ろのクラス全体）で"
+        "分け合い、サインインすると自分だけの {signed_in} 秒が使えます。BERT のタスクとアテンションの表示は Space の CPU で"
+        "動き、GPU 時間を使いません。"
+    ),
     "app.unexpected": (
         "このリクエストの実行中にサーバーで問題が起きました。もう一度試すか、もっと短いテキストで試してください。"
     ),

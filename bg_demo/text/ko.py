@@ -14,6 +14,31 @@ KO: dict[str, str] = {
     "app.role.ner": "개체명 인식",
     "app.role.qa": "질의응답",
     "app.gpu_service": "이 앱이 쓰는 공유 GPU 서비스(ZeroGPU)가 이 요청을 실행하지 않았어요. ZeroGPU가 보낸 원래 메시지: {message}",
+    "app.gpu_quota": (
+        "이 앱이 쓰는 공유 GPU 서비스(ZeroGPU)가 이 요청을 실행하지 않았어요. 오늘 쓸 수 있는 GPU 시간을 다 썼어요. "
+        "{when} {sign_in} ZeroGPU가 보낸 원래 메시지: {message}"
+    ),
+    "app.gpu_quota.when": "약 {hours}시간 {minutes}분 뒤에 다시 쓸 수 있어요.",
+    "app.gpu_quota.when_unknown": "ZeroGPU는 언제 다시 쓸 수 있는지 알려 주지 않아요.",
+    "app.gpu_quota.sign_in": (
+        "로그인하지 않았기 때문에 ZeroGPU는 같은 네트워크에 있는 모든 사람(학교 공유기 하나 뒤의 반 전체)에게 할당량 하나를 "
+        "함께 세요. 시작 페이지에서 Hugging Face로 로그인하면 나만의 할당량을 받을 수 있어요."
+    ),
+    "gpu.note.quota": (
+        "오늘 쓸 수 있는 GPU 시간을 다 써서 ZeroGPU가 GPU를 주지 않았어요. 대신 이 Space의 CPU에서 실행했어요. 조금 더 "
+        "느려요."
+    ),
+    "gpu.note.busy": "ZeroGPU에 남은 GPU가 없어서 이 Space의 CPU에서 대신 실행했어요. 조금 더 느려요.",
+    "gpu.note.declared": (
+        "이번 실행은 ZeroGPU에 GPU 시간 {seconds}초를 요청했어요. 이 세션에서 지금까지 요청한 시간은 {total}초예요. "
+        "ZeroGPU는 방문자에게 하루 {anonymous}초, 로그인하면 {signed_in}초를 줘요."
+    ),
+    "gpu.sign_in": (
+        "이 Space는 무거운 작업(생성, 설명, 미세 조정)을 ZeroGPU에서 실행하고, ZeroGPU는 GPU 시간을 방문자마다 세요. "
+        "로그인하지 않으면 하루 {anonymous}초를 같은 네트워크의 모든 사람(학교 공유기 하나 뒤의 반 전체)이 함께 쓰고, "
+        "로그인하면 나만의 {signed_in}초를 써요. BERT 작업과 어텐션 보기는 Space의 CPU에서 실행되어 GPU 시간을 쓰지 "
+        "않아요."
+    ),
     "app.unexpected": "요청을 처리하는 중에 서버에서 문제가 생겼어요. 다시 시도하거나 더 짧은 텍스트로 해 보세요.",
     "app.kept_result": "아래 결과는 이전 실행의 결과예요. 지금 입력의 결과가 아니에요.",
     "common.raw": "원시 결과 (API가 반환하는 JSON 그대로)",

@@ -334,6 +334,19 @@ def component(blocks, key):
     return components(blocks).get(key)
 
 
+OAUTH_SETTINGS = ("OAUTH_CLIENT_ID", "OAUTH_CLIENT_SECRET", "OAUTH_SCOPES", "OPENID_PROVIDER_URL")
+
+
+def oauth_settings():
+    """Gradio's OAuth module, which reads a Space's OAuth settings (`OAUTH_SETTINGS`, set where the README says
+    `hf_oauth: true`) from the environment once, when it is imported, and adds the sign-in routes from them when a
+    page has a `gr.LoginButton`: a test of the Start page's button on such a Space sets them there. Private:
+    `gradio.oauth` and its module-level settings."""
+    import gradio.oauth
+
+    return gradio.oauth
+
+
 def in_api(block) -> bool:
     """Whether the API lists this input or output of an endpoint (a State's, for one, is left out).
     Private: `Component.skip_api`, what `Blocks.get_api_info` reads."""

@@ -23,13 +23,14 @@ from dataclasses import dataclass, field
 
 import gradio as gr
 
+from bg_demo import dispatch, placement, text
 from bg_demo import look as looks
-from bg_demo import text
 from bg_demo.errors import BgDemoError
 from bg_demo.look import Look
 from bg_demo.text import Text
 from bg_demo.ui import common, payloads
 from bg_demo.ui.links import Page, Run, share_row
+from bg_demo.ui.session import SESSIONS
 
 log = logging.getLogger(__name__)
 
@@ -88,9 +89,49 @@ def failure(exc: BaseException, what: str):
         return exc
     if isinstance(exc, gr.Error):
         log.warning("%s: the GPU service refused it: %s", what, exc.message)
+        if placement.refusal(exc) == "quota":
+            return quota_words(str(exc.message))
         return Text("app.gpu_service", message=str(exc.message))
     log.error("%s failed", what, exc_info=exc)
     return Text("app.unexpected")
+
+
+def quota_words(message: str) -> Text:
+    """ZeroGPU's quota refusal, worded for a student: ZeroGPU's words, when the quota comes back (where ZeroGPU says),
+    and, to an anonymous visitor (a quota per network address), signing in for one of their own."""
+    wait = placement.quota_wait(message)
+    if wait is None:
+        when = Text("app.gpu_quota.when_unknown")
+    else:
+        minutes = -(-int(wait.total_seconds()) // 60)  # up: "in 0 min" would say it is back
+        when = Text("app.gpu_quota.when", hours=minutes // 60, minutes=minutes % 60)
+    sign_in = Text("app.gpu_quota.sign_in") if placement.anonymous(message) else ""
+    return Text("app.gpu_quota", message=message, when=when, sign_in=sign_in)
+
+
+def gpu_note(spent: dispatch.Spent, session: str | None, look: Look) -> str | None:
+    """On ZeroGPU, what a run's calls cost the student, for the box above the outputs: a call ZeroGPU refused that ran
+    on the CPU instead, and the GPU time the run declared with the session's total so far (which it adds to). None
+    where there is nothing to say: not on ZeroGPU, or a run that stayed on the CPU."""
+    if not placement.zero_gpu():
+        return None
+    lines = [fell_back] if (fell_back := fell_back_words(spent, look)) else []
+    if spent.declared:
+        total = SESSIONS.declared(session, spent.declared) if session else spent.declared
+        lines.append(look.t("gpu.note.declared", seconds=spent.declared, total=total,
+                            anonymous=placement.QUOTA_SECONDS["anonymous"], signed_in=placement.QUOTA_SECONDS["free"]))
+    return " ".join(lines) or None
+
+
+def fell_back_words(spent: dispatch.Spent, look: Look) -> str | None:
+    """On ZeroGPU, why a call of the run went to the CPU after ZeroGPU refused it; None when none did."""
+    why = spent.fell_back
+    return look.t(f"gpu.note.{why}") if why is not None and placement.zero_gpu() else None
+
+
+def show_note(message: str) -> gr.Markdown:
+    """The box above the outputs saying `message`, a note on the run (not an error: the result is the inputs')."""
+    return gr.Markdown(value=f"ℹ️ {common.plain(message)}", visible=True)
 
 
 def error_box() -> gr.Markdown:
@@ -209,6 +250,10 @@ def _rendered(view: View, shown, look: Look, controls) -> list:
     return pairs
 
 
+def _session(request) -> str | None:
+    return getattr(request, "session_hash", None)
+
+
 def _tuple(values) -> tuple:
     return values if isinstance(values, tuple) else (values,)
 
@@ -319,24 +364,37 @@ class Task:
         if self.stream:
             async def streamed(*args):
                 values, shown, look, request, progress = split(args)
-                hide = hide_error()  # once: an update object costs the event loop in every message of every stream
+                # where the run's calls go on ZeroGPU: this event's context, which its model calls' threads copy
+                spent = dispatch.account_in_this_context()
+                box = None  # the box above the outputs, sent once as an update: every message after sends a plain value
                 try:
                     async with contextlib.aclosing(self._call(compute, values, request, progress, look)) as results:
                         async for result in results:
-                            yield (*_tuple(self.render_fn(result, look)), hide, Shown(result))
-                            hide = ""  # a plain value for the hidden box from then on
+                            if box is None:  # a call ZeroGPU refused has already gone to the CPU: say so from the start
+                                box = fell_back_words(spent, look) or ""
+                                box_value = show_note(box) if box else hide_error()
+                            else:
+                                box_value = f"ℹ️ {common.plain(box)}" if box else ""
+                            yield (*_tuple(self.render_fn(result, look)), box_value, Shown(result))
                 except Exception as exc:
                     yield failed(exc, shown, look)
+                    return
+                finally:
+                    dispatch.stop_accounting()
+                if spent.declared and (note := gpu_note(spent, _session(request), look)):
+                    yield (*[gr.skip()] * n, show_note(note), gr.skip())
 
             return _with_signature(streamed, name, names)
 
         def handler(*args):
             values, shown, look, request, progress = split(args)
-            try:
-                result = self._call(compute, values, request, progress, look)
-            except Exception as exc:
-                return failed(exc, shown, look)
-            return (*_tuple(self.render_fn(result, look)), hide_error(), Shown(result))
+            with dispatch.accounting() as spent:
+                try:
+                    result = self._call(compute, values, request, progress, look)
+                except Exception as exc:
+                    return failed(exc, shown, look)
+            note = gpu_note(spent, _session(request), look)
+            return (*_tuple(self.render_fn(result, look)), show_note(note) if note else hide_error(), Shown(result))
 
         return _with_signature(handler, name, names)
 

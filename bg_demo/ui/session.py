@@ -27,6 +27,7 @@ class Session:
     # stream -> kind ("generation", "tune_bert", ...): ended by Stop or leaving; a stream is anything with `cancel()`
     # (`common.Started`, which reaches its backend handle once the handle exists, or a handle)
     streams: dict = field(default_factory=dict)
+    gpu_seconds: int = 0  # on ZeroGPU: the GPU time its runs have declared (what the student's quota was asked for)
 
 
 class Sessions:
@@ -90,6 +91,13 @@ class Sessions:
         while handles & self.streams(session) and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
         return len(handles)
+
+    def declared(self, session: str, seconds: int) -> int:
+        """Add `seconds` of GPU time a run of the session declared to ZeroGPU; the session's total so far."""
+        record = self.get(session)
+        with self._lock:
+            record.gpu_seconds += seconds
+            return record.gpu_seconds
 
     def leave(self, request: gr.Request) -> None:
         """A closed tab (Gradio's `unload`, at the page's next missed heartbeat): Gradio would let a running

@@ -7,6 +7,25 @@
 
 from __future__ import annotations
 
+import contextlib
+
+
+@contextlib.contextmanager
+def stand_in(session=None):
+    """The stand-in a test uses: the session's (`session`, with BG_DEMO_TEST_ZEROGPU=1), or a fresh one prepared for the
+    test and let go after it."""
+    from bg_demo import placement
+
+    if session is not None:
+        yield session
+        return
+    spaces = ForkingSpaces()
+    placement.prepare(spaces)
+    try:
+        yield spaces
+    finally:
+        placement.stop_using()
+
 
 class ForkingSpaces:
     """A stand-in for the `spaces` package on a ZeroGPU Space, for tests on a CPU
@@ -29,7 +48,16 @@ class ForkingSpaces:
         self.held: dict[int, float] = {}  # index in `calls` -> seconds its worker ran, fork to exit, once it has ended
         self.workers: list = []  # every worker process started, alive or ended
         self.refuse: str | None = None  # ZeroGPU's words for a refusal, e.g. "No GPU was available"
+        self.refuse_title = "ZeroGPU client error"  # the title `spaces` gives it (`quota` sets its own)
         self._lock = threading.Lock()  # `calls` grows from several threads: each call knows its index
+
+    def quota(self, anonymous: bool = True) -> None:
+        """Refuse every call as ZeroGPU does once the visitor's daily quota is spent, in `spaces` 0.51's words
+        (spaces/zero/client.py): an anonymous visitor's (a quota per network address), or a signed-in one's."""
+        self.refuse_title = "ZeroGPU quota exceeded"
+        self.refuse = ("Space app has reached its GPU limit. Try re-running outside of examples if it happened after "
+                       "clicking one" if anonymous else
+                       "You have exceeded your free ZeroGPU quota (8s requested vs. 7s left). Try again in 3:12:00. ")
 
     def live(self) -> int:
         """Workers still running: a GPU held."""
@@ -53,7 +81,7 @@ class ForkingSpaces:
             if self.refuse is not None:
                 import gradio as gr
 
-                raise gr.Error(self.refuse, title="ZeroGPU client error", print_exception=False)
+                raise gr.Error(self.refuse, title=self.refuse_title, print_exception=False)
             return _forked_stream(task, args, kwargs, self.workers, functools.partial(self.held.__setitem__, index))
 
         return call

@@ -20,6 +20,7 @@ forward and `DynamicCache`.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
 import time
@@ -167,7 +168,10 @@ class DecodingEngine:
                 handle.put(request.started(self.loaded.model_id, waiting=len(self._pending) + 1))
             self._pending.append((request, handle))
             if self._thread is None:
-                self._thread = threading.Thread(target=self._loop, name="bg-demo-engine", daemon=True)
+                # in the context of the call that started it: one placed on a ZeroGPU Space's CPU keeps that placement
+                # (`placement.on_cpu`) in the thread that runs its model
+                self._thread = threading.Thread(target=contextvars.copy_context().run, args=(self._loop,),
+                                                name="bg-demo-engine", daemon=True)
                 self._thread.start()
             self._wake.notify()
         return handle
